@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: GPL-2.0
+# xdpong build. `make` builds build/xdpong; `make test` runs every test;
+# `make demo` runs the namespace demo. V=1 shows the commands.
+
+BUILD     ?= build
+CLANG     ?= clang
+CC        ?= cc
+BPFTOOL   ?= bpftool
+PREFIX    ?= /usr/local
+VERSION   := 0.1.0
+
+ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+# clang's own system include dirs, after ours, so BPF sees the host's asm/ headers
+CLANG_SYS := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
+	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+
+WARN      := -Wall -Wextra -Werror
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
+	-Wno-unused-parameter -Ivmlinux -Iinclude $(CLANG_SYS)
+CFLAGS    ?= -g -O2
+CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -DXDPONG_VERSION='"$(VERSION)"' \
+	-I$(BUILD) -Iinclude
+LDLIBS    := -lxdp -lbpf -lelf -lz -lm
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+LOADER_SRCS := $(wildcard loader/*.c)
+LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
+LOADER_HDRS := $(wildcard loader/*.h) include/xdpong.h $(BUILD)/xdpong.skel.h
+
+.DELETE_ON_ERROR:
+.PHONY: all clean test tests demo deps fuzz bench install
+
+# Fragments add to these: tests/*.mk (TEST_BINS), tools/*.mk (TOOL_BINS).
+TEST_BINS :=
+TOOL_BINS :=
+.DEFAULT_GOAL := all
+
+$(BUILD) $(BUILD)/loader $(BUILD)/tests $(BUILD)/tools:
+	$(Q)mkdir -p $@
+
+$(BUILD)/xdpong.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/xdpong.skel.h: $(BUILD)/xdpong.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xdpong_bpf > $@
+
+$(BUILD)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(BUILD)/loader
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/xdpong: $(LOADER_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# Both install what they need first (Debian/Ubuntu, as root), then build.
+test:
+	$(Q)tools/deps.sh
+	$(Q)$(MAKE) --no-print-directory all tests
+	$(Q)tests/run.sh
+
+demo:
+	$(Q)tools/deps.sh
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)tools/demo.sh
+
+deps:
+	$(Q)tools/deps.sh
+
+clean:
+	$(call msg,CLEAN,$(BUILD))
+	$(Q)rm -rf $(BUILD)
+
+-include $(wildcard tests/*.mk tools/*.mk tools/*/*.mk)
+
+all: $(BUILD)/xdpong $(TOOL_BINS)
+tests: $(TEST_BINS)
+

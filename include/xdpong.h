@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Definitions shared by bpf/xdpong.bpf.c and the user-space side.
+ *
+ * This header includes nothing: the includer provides __u8..__u64
+ * (vmlinux.h in BPF, <linux/types.h> in user space). Only fixed-width
+ * types and explicit padding, so both sides agree on every layout.
+ */
+#ifndef XDPONG_H
+#define XDPONG_H
+
+/* What the program did with a packet. Every reason below has exactly one. */
+enum xdpong_outcome {
+	XDPONG_REPLIED = 0, /* XDP_TX: answered in the driver */
+	XDPONG_PASSED = 1,  /* XDP_PASS: the kernel decides, as without xdpong */
+	XDPONG_DROPPED = 2, /* XDP_DROP: the kernel would have discarded it too */
+};
+
+/*
+ * Why. X(name, outcome, description). The list is kept in outcome order
+ * (replied, passed, dropped); tests check that order against the outcome
+ * column. Appending a reason is one line here; the counters struct, the
+ * enum, the loader's tables and the JSON/Prometheus names follow.
+ */
+#define XDPONG_REASONS(X)                                                            \
+	X(reply_echo4, REPLIED, "ICMP echo request answered")                        \
+	X(reply_echo6, REPLIED, "ICMPv6 echo request answered")                      \
+	X(pass_not_ip, PASSED, "not IPv4/IPv6 (ARP, VLAN, other ethertype)")         \
+	X(pass_l2_group, PASSED, "broadcast/multicast MAC source or destination")    \
+	X(pass_l2_other_host, PASSED, "destination MAC belongs to another host")     \
+	X(pass_ip_options, PASSED, "IPv4 header carries options")                    \
+	X(pass_ipv6_ext, PASSED, "IPv6 extension header before the payload")         \
+	X(pass_not_icmp, PASSED, "IP protocol other than ICMP/ICMPv6")               \
+	X(pass_fragment, PASSED, "IPv4 fragment")                                    \
+	X(pass_dst_group, PASSED, "broadcast or multicast IP destination")           \
+	X(pass_dst_not_local, PASSED, "destination is not an address we answer for") \
+	X(pass_not_echo, PASSED, "ICMP message other than echo request")             \
+	X(pass_src_reserved, PASSED, "IPv4 source in 240.0.0.0/4: kernel decides")   \
+	X(pass_too_big, PASSED, "ICMP message longer than the program verifies")     \
+	X(drop_truncated, DROPPED, "frame shorter than its headers")                 \
+	X(drop_bad_version, DROPPED, "IP version does not match the framing")       \
+	X(drop_bad_ihl, DROPPED, "IPv4 header length below 5 words")                 \
+	X(drop_bad_length, DROPPED, "IP length beyond the frame or below ICMP's")    \
+	X(drop_bad_ip_csum, DROPPED, "IPv4 header checksum wrong")                   \
+	X(drop_bad_icmp_csum, DROPPED, "ICMP/ICMPv6 checksum wrong")                 \
+	X(drop_martian_src, DROPPED, "martian source address")                       \
+	X(drop_rate_limited, DROPPED, "over the per-source rate limit")              \
+	X(drop_global_limited, DROPPED, "over the global rate limit")
+
+#define XDPONG_X_ENUM(name, outcome, desc) XDPONG_R_##name,
+enum xdpong_reason {
+	XDPONG_REASONS(XDPONG_X_ENUM)
+	XDPONG_R_MAX,
+};
+#undef XDPONG_X_ENUM
+
+/* First reason of each outcome: the list above is in outcome order. */
+#define XDPONG_R_FIRST_PASSED XDPONG_R_pass_not_ip
+#define XDPONG_R_FIRST_DROPPED XDPONG_R_drop_truncated
+
+/*
+ * Value of the per-CPU "xdpong_stats" array (one entry, key 0): a packet
+ * counter per reason, one named field each so `bpftool map dump` reads
+ * like the stats command. The program indexes it as __u64[XDPONG_R_MAX].
+ */
+#define XDPONG_X_FIELD(name, outcome, desc) __u64 name;
+struct xdpong_counters {
+	XDPONG_REASONS(XDPONG_X_FIELD)
+};
+#undef XDPONG_X_FIELD
+
+/*
+ * Value of the per-CPU "xdpong_latency" array (one entry, key 0): log2
+ * histogram of the program's own service time for replied packets that
+ * were sampled. slots[0] counts 0..1 ns, slots[i] counts [2^i, 2^(i+1)) ns.
+ */
+#define XDPONG_LAT_SLOTS 32
+struct xdpong_latency {
+	__u64 slots[XDPONG_LAT_SLOTS];
+	__u64 sum_ns;
+	__u64 count;
+	/* Sampling state, not a statistic: replies to skip before timing one. */
+	__u64 sample_countdown;
+};
+
+/* Keys of the LPM tries "xdpong_addr4" / "xdpong_addr6": network order. */
+struct xdpong_addr4_key {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct xdpong_addr6_key {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+/* Who put an address in the map: the interface, or --addr / `xdpong addr`. */
+enum xdpong_addr_origin {
+	XDPONG_ADDR_IFACE = 1,
+	XDPONG_ADDR_OPERATOR = 2,
+};
+
+struct xdpong_addr_info {
+	__u32 origin;
+};
+
+/* Key of the per-source rate limiter: IPv4 /32, or IPv6 /64 (rest zero). */
+struct xdpong_rl_key {
+	__u32 family; /* 4 or 6 */
+	__u8 addr[16];
+};
+
+/* What the frames start with; set before load from the device type. */
+enum xdpong_framing {
+	XDPONG_FRAMING_ETH = 0, /* Ethernet, TAP: Ethernet header first */
+	XDPONG_FRAMING_IP = 1,  /* TUN: the IP header is the first byte */
+};
+
+/* Longest ICMP message the program checksums; longer ones go to the kernel. */
+#define XDPONG_MAX_ICMP_LEN 4096
+
+/* Ring buffer event for `xdpong trace`: the packet's first bytes from L3. */
+#define XDPONG_TRACE_SNAP 64
+struct xdpong_trace_event {
+	__u64 ts_ns;      /* bpf_ktime_get_ns() at the verdict */
+	__u32 service_ns; /* entry to verdict, 0 if not timed */
+	__u32 frame_len;  /* whole frame, padding included */
+	__u16 reason;     /* enum xdpong_reason */
+	__u16 snap_len;   /* valid bytes in snap[] */
+	__u32 ifindex;
+	__u8 snap[XDPONG_TRACE_SNAP]; /* from the IP header; replies already swapped */
+};
+
+#endif /* XDPONG_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Find a live xdpong through the program attached to the interface, so
+ * every command works where the pins are not visible (a fresh
+ * `ip netns exec` has its own /sys without our bpffs).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "loader.h"
+#include "xdpong.skel.h"
+
+const char *const map_obj_names[MAP_COUNT] = {
+	[MAP_STATS] = "xdpong_stats",
+	[MAP_LATENCY] = "xdpong_latency",
+	[MAP_ADDR4] = "xdpong_addr4",
+	[MAP_ADDR6] = "xdpong_addr6",
+	[MAP_RATELIM] = "xdpong_ratelim",
+	[MAP_TRACE] = "xdpong_trace",
+	[MAP_BSS] = ".bss", /* the kernel name is "<object prefix>.bss" */
+	[MAP_RODATA] = ".rodata",
+};
+
+const char *const map_pin_names[MAP_COUNT] = {
+	[MAP_STATS] = "stats",
+	[MAP_LATENCY] = "latency",
+	[MAP_ADDR4] = "addr4",
+	[MAP_ADDR6] = "addr6",
+	[MAP_RATELIM] = "ratelim",
+	[MAP_TRACE] = "trace",
+	[MAP_BSS] = "bss",
+	[MAP_RODATA] = "rodata",
+};
+
+void pin_dir(const char *ifname, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", PIN_ROOT, ifname);
+}
+
+int bpffs_ensure(void)
+{
+	struct statfs st;
+
+	if (!statfs(BPFFS_ROOT, &st) && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mkdir(BPFFS_ROOT, 0755) && errno != EEXIST)
+		return err("cannot create %s: %s", BPFFS_ROOT, strerror(errno));
+	if (mount("bpf", BPFFS_ROOT, "bpf", 0, "mode=0700"))
+		return err("no bpffs at %s and mounting one failed: %s",
+			   BPFFS_ROOT, strerror(errno));
+	if (verbose)
+		note("mounted a bpffs at %s", BPFFS_ROOT);
+	return 0;
+}
+
+static bool map_name_matches(const char *kernel_name, const char *want)
+{
+	size_t kl = strlen(kernel_name), wl = strlen(want);
+
+	if (want[0] == '.') /* section maps: match the suffix */
+		return kl >= wl && !strcmp(kernel_name + kl - wl, want);
+	return !strcmp(kernel_name, want);
+}
+
+static int open_maps(struct attachment *a)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 ids[32], len = sizeof(info);
+
+	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(a->prog_fd, &info, &len))
+		return -errno;
+	for (__u32 i = 0; i < info.nr_map_ids && i < 32; i++) {
+		struct bpf_map_info mi = { 0 };
+		__u32 mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+		bool kept = false;
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen)) {
+			for (int m = 0; m < MAP_COUNT; m++) {
+				if (a->map_fd[m] < 0 &&
+				    map_name_matches(mi.name, map_obj_names[m])) {
+					a->map_fd[m] = fd;
+					a->map_id[m] = mi.id;
+					kept = true;
+					break;
+				}
+			}
+		}
+		if (!kept)
+			close(fd);
+	}
+	for (int m = 0; m < MAP_COUNT; m++)
+		if (a->map_fd[m] < 0)
+			return -ENOENT;
+	return 0;
+}
+
+static const char *mode_name(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_NATIVE:
+		return "native";
+	case XDP_MODE_SKB:
+		return "skb";
+	case XDP_MODE_HW:
+		return "hw";
+	default:
+		return "unknown";
+	}
+}
+
+int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *prog = NULL, *p;
+	int ret = -ENOENT;
+
+	memset(a, 0, sizeof(*a));
+	a->ifindex = ifindex;
+	a->prog_fd = -1;
+	for (int m = 0; m < MAP_COUNT; m++)
+		a->map_fd[m] = -1;
+	if (other_id)
+		*other_id = 0;
+	if (!if_indextoname(ifindex, a->ifname))
+		return -ENODEV;
+
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (libxdp_get_error(mp))
+		return -ENOENT; /* nothing attached */
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && !strcmp(xdp_program__name(p), "xdpong"))
+			prog = p;
+		else if (p && other_id)
+			*other_id = xdp_program__id(p);
+	} else {
+		a->dispatcher = true;
+		for (p = xdp_multiprog__next_prog(NULL, mp); p;
+		     p = xdp_multiprog__next_prog(p, mp)) {
+			if (!strcmp(xdp_program__name(p), "xdpong")) {
+				prog = p;
+				break;
+			}
+			if (other_id && !*other_id)
+				*other_id = xdp_program__id(p);
+		}
+	}
+	if (!prog)
+		goto out;
+	a->xdp_mode = xdp_multiprog__attach_mode(mp);
+	a->mode = mode_name(a->xdp_mode);
+	a->prog_id = xdp_program__id(prog);
+	a->prog_fd = bpf_prog_get_fd_by_id(a->prog_id);
+	if (a->prog_fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = open_maps(a);
+out:
+	xdp_multiprog__close(mp);
+	if (ret)
+		attachment_close(a);
+	return ret;
+}
+
+void attachment_close(struct attachment *a)
+{
+	if (a->prog_fd >= 0)
+		close(a->prog_fd);
+	a->prog_fd = -1;
+	for (int m = 0; m < MAP_COUNT; m++) {
+		if (a->map_fd[m] >= 0)
+			close(a->map_fd[m]);
+		a->map_fd[m] = -1;
+	}
+}
+
+int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro)
+{
+	struct bpf_map_info mi = { 0 };
+	__u32 len = sizeof(mi), key = 0;
+
+	memset(ro, 0, sizeof(*ro));
+	/* A program from another xdpong build may lay its rodata out otherwise. */
+	if (bpf_obj_get_info_by_fd(a->map_fd[MAP_RODATA], &mi, &len) ||
+	    mi.value_size != sizeof(*ro))
+		return -EPROTO;
+	if (bpf_map_lookup_elem(a->map_fd[MAP_RODATA], &key, ro))
+		return -errno;
+	return 0;
+}

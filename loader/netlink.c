@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rtnetlink queries: interfaces and their addresses. Never sysfs: under
+ * `nsenter --net` /sys still describes the host's interfaces.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <net/if_arp.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include "loader.h"
+
+#ifndef IFLA_TARGET_NETNSID
+#define IFLA_TARGET_NETNSID IFLA_IF_NETNSID
+#endif
+
+struct nl_req {
+	struct nlmsghdr nh;
+	union {
+		struct ifinfomsg ifi;
+		struct ifaddrmsg ifa;
+	};
+	char attrs[64];
+};
+
+static int nl_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1, fd;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	/* Errors come back with the offending attribute named. */
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static void nl_add_attr(struct nl_req *req, unsigned short type,
+			const void *data, unsigned short len)
+{
+	size_t off = NLMSG_ALIGN(req->nh.nlmsg_len) - offsetof(struct nl_req, attrs);
+	struct rtattr *rta;
+
+	if (off + RTA_SPACE(len) > sizeof(req->attrs))
+		return; /* cannot happen: requests carry a few small attributes */
+	rta = (struct rtattr *)(req->attrs + off);
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	memcpy(RTA_DATA(rta), data, len);
+	req->nh.nlmsg_len = NLMSG_ALIGN(req->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+}
+
+/* Send req and feed every reply message to cb until DONE or the one answer. */
+static int nl_talk(struct nlmsghdr *req,
+		   int (*cb)(struct nlmsghdr *nh, void *arg), void *arg)
+{
+	static char buf[32768];
+	int fd, ret = 0, done = 0;
+	__u32 seq;
+
+	fd = nl_open();
+	if (fd < 0)
+		return fd;
+	seq = req->nlmsg_seq = (__u32)getpid() ^ 0x5a5a;
+	if (send(fd, req, req->nlmsg_len, 0) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (nh = (void *)buf; NLMSG_OK(nh, (__u32)n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_seq != seq)
+				continue;
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				ret = e->error;
+				done = 1;
+				break;
+			}
+			if (!ret)
+				ret = cb(nh, arg);
+			if (!(nh->nlmsg_flags & NLM_F_MULTI))
+				done = 1;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+static void parse_linkinfo(struct rtattr *nest, struct link_info *li)
+{
+	int len = RTA_PAYLOAD(nest);
+
+	for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == IFLA_INFO_KIND) {
+			size_t n = RTA_PAYLOAD(a);
+
+			if (n >= sizeof(li->kind))
+				n = sizeof(li->kind) - 1;
+			memcpy(li->kind, RTA_DATA(a), n);
+			li->kind[n] = '\0';
+		}
+	}
+}
+
+static void parse_xdp(struct rtattr *nest, struct link_info *li)
+{
+	int len = RTA_PAYLOAD(nest);
+
+	for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == IFLA_XDP_ATTACHED)
+			li->xdp_attached = *(__u8 *)RTA_DATA(a);
+		else if (a->rta_type == IFLA_XDP_PROG_ID)
+			li->xdp_prog_id = *(__u32 *)RTA_DATA(a);
+	}
+}
+
+static int link_cb(struct nlmsghdr *nh, void *arg)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	struct link_info *li = arg;
+	int len = IFLA_PAYLOAD(nh);
+
+	if (nh->nlmsg_type != RTM_NEWLINK)
+		return 0;
+	memset(li, 0, sizeof(*li));
+	li->ifindex = ifi->ifi_index;
+	li->type = ifi->ifi_type;
+	li->flags = ifi->ifi_flags;
+	li->link_netnsid = -1;
+	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		switch (a->rta_type) {
+		case IFLA_IFNAME:
+			snprintf(li->name, sizeof(li->name), "%s", (char *)RTA_DATA(a));
+			break;
+		case IFLA_ADDRESS:
+			if (RTA_PAYLOAD(a) == 6) {
+				memcpy(li->mac, RTA_DATA(a), 6);
+				li->has_mac = true;
+			}
+			break;
+		case IFLA_MTU:
+			li->mtu = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_LINK:
+			li->link_ifindex = *(__s32 *)RTA_DATA(a);
+			break;
+		case IFLA_LINK_NETNSID:
+			li->link_netnsid = *(__s32 *)RTA_DATA(a);
+			break;
+		case IFLA_LINKINFO:
+			parse_linkinfo(a, li);
+			break;
+		case IFLA_XDP:
+			parse_xdp(a, li);
+			break;
+		}
+	}
+	/* IFLA_LINK of a non-veth points at a lower device, not a peer. */
+	if (strcmp(li->kind, "veth"))
+		li->link_ifindex = 0;
+	return 0;
+}
+
+static int link_query(const char *name, int ifindex, int netnsid,
+		      struct link_info *out)
+{
+	struct nl_req req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.nh.nlmsg_type = RTM_GETLINK,
+		.nh.nlmsg_flags = NLM_F_REQUEST,
+		.ifi.ifi_family = AF_UNSPEC,
+		.ifi.ifi_index = ifindex,
+	};
+	__u32 filter = RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS;
+	int ret;
+
+	if (!ifindex && name)
+		nl_add_attr(&req, IFLA_IFNAME, name, strlen(name) + 1);
+	if (netnsid >= 0)
+		nl_add_attr(&req, IFLA_TARGET_NETNSID, &netnsid, sizeof(netnsid));
+	nl_add_attr(&req, IFLA_EXT_MASK, &filter, sizeof(filter));
+	memset(out, 0, sizeof(*out));
+	ret = nl_talk(&req.nh, link_cb, out);
+	if (ret == -ENODEV || (!ret && !out->ifindex))
+		return -ENODEV;
+	return ret;
+}
+
+int link_get(const char *name, int ifindex, struct link_info *out)
+{
+	return link_query(name, ifindex, -1, out);
+}
+
+int link_get_peer(const struct link_info *veth, struct link_info *peer)
+{
+	if (!veth->link_ifindex)
+		return -ENOENT;
+	return link_query(NULL, veth->link_ifindex, veth->link_netnsid, peer);
+}
+
+struct addr_walk {
+	int ifindex;
+	int (*cb)(const struct prefix *addr, __u32 ifa_flags, void *arg);
+	void *arg;
+};
+
+static int addr_cb(struct nlmsghdr *nh, void *arg)
+{
+	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	struct addr_walk *w = arg;
+	int len = IFA_PAYLOAD(nh);
+	struct rtattr *local = NULL, *address = NULL;
+	struct prefix p = { 0 };
+	__u32 flags = ifa->ifa_flags;
+
+	if (nh->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != w->ifindex)
+		return 0;
+	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
+		return 0;
+	for (struct rtattr *a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == IFA_LOCAL)
+			local = a;
+		else if (a->rta_type == IFA_ADDRESS)
+			address = a;
+		else if (a->rta_type == IFA_FLAGS)
+			flags = *(__u32 *)RTA_DATA(a);
+	}
+	/* IFA_LOCAL is ours; on point-to-point links IFA_ADDRESS is the peer's. */
+	if (!local)
+		local = address;
+	if (!local)
+		return 0;
+	p.family = ifa->ifa_family;
+	p.len = p.family == AF_INET ? 32 : 128;
+	if (RTA_PAYLOAD(local) != p.len / 8)
+		return 0;
+	memcpy(p.addr, RTA_DATA(local), p.len / 8);
+	return w->cb(&p, flags, w->arg);
+}
+
+int addr_dump(int ifindex,
+	      int (*cb)(const struct prefix *addr, __u32 ifa_flags, void *arg),
+	      void *arg)
+{
+	struct addr_walk w = { .ifindex = ifindex, .cb = cb, .arg = arg };
+	struct nl_req req = {
+		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
+		.nh.nlmsg_type = RTM_GETADDR,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.ifa.ifa_family = AF_UNSPEC,
+	};
+
+	return nl_talk(&req.nh, addr_cb, &w);
+}
