@@ -17,20 +17,6 @@
 #include "loader.h"
 #include "xdpong.skel.h"
 
-#define MAX_ADDRS 64
-
-struct attach_opts {
-	const char *ifname;
-	enum xdp_attach_mode mode; /* XDP_MODE_UNSPEC: auto */
-	bool force;
-	bool iface_addrs;
-	struct prefix addrs[MAX_ADDRS];
-	int n_addrs;
-	unsigned long long latency_sample;
-	unsigned long long rate_pps, rate_burst;
-	unsigned long long global_pps, global_burst;
-};
-
 static void attach_usage(FILE *f)
 {
 	fprintf(f,
@@ -83,7 +69,7 @@ static int parse_rate(const char *text, unsigned long long *pps,
 	return parse_u64(colon + 1, 1, 1000000000ULL, burst);
 }
 
-static int parse_attach(int argc, char **argv, struct attach_opts *o)
+int parse_attach(int argc, char **argv, struct attach_opts *o, bool run)
 {
 	static const struct option longopts[] = {
 		{ "mode", required_argument, NULL, 'm' },
@@ -93,6 +79,8 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 		{ "latency-sample", required_argument, NULL, 'L' },
 		{ "rate-limit", required_argument, NULL, 'R' },
 		{ "global-limit", required_argument, NULL, 'G' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -119,8 +107,8 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 					   optarg);
 			break;
 		case 'a':
-			if (o->n_addrs >= MAX_ADDRS)
-				return err("too many --addr (at most %d)", MAX_ADDRS);
+			if (o->n_addrs >= ATTACH_MAX_ADDRS)
+				return err("too many --addr (at most %d)", ATTACH_MAX_ADDRS);
 			if (prefix_parse(optarg, &o->addrs[o->n_addrs]))
 				return err("invalid prefix '%s' (expected ADDR or ADDR/LEN, IPv4 or IPv6)",
 					   optarg);
@@ -148,28 +136,50 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 				return err("invalid --global-limit '%s' (expected PPS or PPS:BURST, 1 to 1e9)",
 					   optarg);
 			break;
+		case 'i': {
+			char *end;
+
+			if (!run)
+				goto unknown;
+			errno = 0;
+			o->interval = strtod(optarg, &end);
+			if (errno || *end || !(o->interval >= 0.01 && o->interval <= 86400))
+				return err("invalid --interval '%s' (expected seconds, 0.01 to 86400)",
+					   optarg);
+			break;
+		}
+		case 'j':
+			if (!run)
+				goto unknown;
+			o->json = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
 		case 'h':
-			attach_usage(stdout);
+			if (run)
+				run_usage(stdout);
+			else
+				attach_usage(stdout);
 			exit(0);
 		case ':':
 			return err("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return err("unknown option '%s' (see 'xdpong attach --help')",
-				   argv[optind - 1]);
+unknown:
+			return err("unknown option '%s' (see 'xdpong %s --help')",
+				   argv[optind - 1], run ? "run" : "attach");
 		}
 	}
 	if (optind >= argc)
-		return err("missing interface (usage: xdpong attach IFACE [options])");
+		return err("missing interface (usage: xdpong %s IFACE [options])",
+			   run ? "run" : "attach");
 	if (optind + 1 < argc)
 		return err("unexpected argument '%s'", argv[optind + 1]);
 	o->ifname = argv[optind];
 	return 0;
 }
 
-static int pins_remove(const char *ifname)
+int pins_remove(const char *ifname)
 {
 	char dir[256], path[320];
 	int removed = 0;
@@ -186,7 +196,7 @@ static int pins_remove(const char *ifname)
 }
 
 /* Is the pinned map at path used by any loaded program (a live attach)? */
-static bool pinned_map_in_use(const char *path)
+bool pinned_map_in_use(const char *path)
 {
 	struct bpf_map_info mi = { 0 };
 	__u32 len = sizeof(mi), id = 0;
@@ -225,12 +235,10 @@ static int pins_prepare(const char *ifname)
 
 	pin_dir(ifname, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/%s", dir, map_pin_names[MAP_STATS]);
-	if (access(path, F_OK))
-		return 0;
-	if (pinned_map_in_use(path))
+	if (!access(path, F_OK) && pinned_map_in_use(path))
 		return err("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?); detach that one first",
 			   dir);
-	pins_remove(ifname);
+	pins_remove(ifname); /* stale, or partial from a killed attach */
 	return 0;
 }
 
@@ -259,56 +267,6 @@ static int pins_create(struct xdpong_bpf *skel, const char *ifname)
 			return err("cannot pin %s: %s", path, strerror(errno));
 	}
 	return 0;
-}
-
-struct fill_ctx {
-	int fd4, fd6;
-	int n4, n6, skipped;
-	const char *ifname;
-	int error;
-};
-
-static int addr_insert(struct fill_ctx *f, const struct prefix *p, __u32 origin)
-{
-	struct xdpong_addr_info info = { .origin = origin };
-	char buf[64];
-	int ret;
-
-	if (p->family == AF_INET) {
-		struct xdpong_addr4_key k = { .prefixlen = p->len };
-
-		memcpy(k.addr, p->addr, 4);
-		ret = bpf_map_update_elem(f->fd4, &k, &info, BPF_ANY);
-		f->n4 += !ret;
-	} else {
-		struct xdpong_addr6_key k = { .prefixlen = p->len };
-
-		memcpy(k.addr, p->addr, 16);
-		ret = bpf_map_update_elem(f->fd6, &k, &info, BPF_ANY);
-		f->n6 += !ret;
-	}
-	if (ret) {
-		f->error = -errno;
-		return err("cannot add %s to the address map: %s",
-			   prefix_str(p, buf, sizeof(buf)), strerror(errno));
-	}
-	return 0;
-}
-
-static int iface_addr_cb(const struct prefix *p, __u32 flags, void *arg)
-{
-	struct fill_ctx *f = arg;
-	char buf[64];
-
-	/* The kernel does not answer for these either (RFC 4862 5.4). */
-	if (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)) {
-		note("%s: skipping %s: duplicate address detection %s", f->ifname,
-		     prefix_str(p, buf, sizeof(buf)),
-		     flags & IFA_F_DADFAILED ? "failed" : "not finished");
-		f->skipped++;
-		return 0;
-	}
-	return addr_insert(f, p, XDPONG_ADDR_IFACE) ? 1 : 0;
 }
 
 static int check_veth_peer(const struct link_info *li, bool explicit_native,
@@ -403,122 +361,146 @@ static const char *attach_hint(int e, enum xdp_attach_mode mode)
 	return "";
 }
 
-int cmd_attach(int argc, char **argv)
+
+int attach_up(const struct attach_opts *o, struct live *lv)
 {
-	struct fill_ctx fill = { 0 };
-	struct xdpong_bpf *skel = NULL;
-	struct xdp_program *prog = NULL;
-	struct attach_opts o;
-	struct link_info li;
-	enum xdp_attach_mode mode;
-	bool attached = false, use_skb = false;
-	int ret = 1, e;
+	struct link_info *li = &lv->li;
+	bool use_skb = false;
+	int e, n4 = 0, n6 = 0;
 
-	if (parse_attach(argc, argv, &o))
-		return EXIT_USAGE;
-	if (require_root() || iface_lookup(o.ifname, &li))
-		return 1;
-	if (li.type != ARPHRD_ETHER && li.type != ARPHRD_NONE &&
-	    li.type != ARPHRD_LOOPBACK) {
-		err("%s: link type %u is not supported (Ethernet, TAP, TUN and loopback are)",
-		    li.name, li.type);
-		return 1;
-	}
-	if (bpffs_ensure() || pins_prepare(li.name))
-		return 1;
+	memset(lv, 0, sizeof(*lv));
+	if (require_root() || iface_lookup(o->ifname, li))
+		return -1;
+	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE &&
+	    li->type != ARPHRD_LOOPBACK)
+		return err("%s: link type %u is not supported (Ethernet, TAP, TUN and loopback are)",
+			   li->name, li->type);
+	if (bpffs_ensure() || pins_prepare(li->name))
+		return -1;
 
-	mode = o.mode;
-	if (mode != XDP_MODE_SKB && check_veth_peer(&li, mode == XDP_MODE_NATIVE,
-						    &use_skb))
-		return 1;
+	lv->mode = o->mode;
+	if (lv->mode != XDP_MODE_SKB &&
+	    check_veth_peer(li, lv->mode == XDP_MODE_NATIVE, &use_skb))
+		return -1;
 	if (use_skb)
-		mode = XDP_MODE_SKB;
-	if (detach_existing(&li, o.force))
-		return 1;
+		lv->mode = XDP_MODE_SKB;
+	if (detach_existing(li, o->force))
+		return -1;
 
-	skel = xdpong_bpf__open();
-	if (!skel) {
-		err("cannot open the BPF object: %s", strerror(errno));
-		goto out;
+	lv->skel = xdpong_bpf__open();
+	if (!lv->skel)
+		return err("cannot open the BPF object: %s", strerror(errno));
+	/* TUN frames start at the IP header: decided once, not per packet. */
+	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ?
+						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
+	if (li->type == ARPHRD_ETHER && li->has_mac) {
+		lv->skel->rodata->cfg_check_mac = 1;
+		memcpy((void *)lv->skel->rodata->cfg_mac, li->mac, 6);
 	}
-	skel->rodata->cfg_framing = li.type == ARPHRD_NONE ? XDPONG_FRAMING_IP :
-							      XDPONG_FRAMING_ETH;
-	if (li.type == ARPHRD_ETHER && li.has_mac) {
-		skel->rodata->cfg_check_mac = 1;
-		memcpy((void *)skel->rodata->cfg_mac, li.mac, 6);
+	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
+	if (o->rate_pps) {
+		lv->skel->rodata->cfg_rate_cost_ns = 1000000000ULL / o->rate_pps;
+		lv->skel->rodata->cfg_rate_tolerance_ns =
+			(o->rate_burst - 1) * lv->skel->rodata->cfg_rate_cost_ns;
 	}
-	skel->rodata->cfg_latency_sample = o.latency_sample;
-	if (o.rate_pps) {
-		skel->rodata->cfg_rate_cost_ns = 1000000000ULL / o.rate_pps;
-		skel->rodata->cfg_rate_tolerance_ns =
-			(o.rate_burst - 1) * skel->rodata->cfg_rate_cost_ns;
-	}
-	if (o.global_pps) {
-		skel->rodata->cfg_global_cost_ns = 1000000000ULL / o.global_pps;
-		skel->rodata->cfg_global_tolerance_ns =
-			(o.global_burst - 1) * skel->rodata->cfg_global_cost_ns;
+	if (o->global_pps) {
+		lv->skel->rodata->cfg_global_cost_ns = 1000000000ULL / o->global_pps;
+		lv->skel->rodata->cfg_global_tolerance_ns =
+			(o->global_burst - 1) * lv->skel->rodata->cfg_global_cost_ns;
 	}
 
-	prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
-	e = libxdp_get_error(prog);
+	lv->prog = xdp_program__from_bpf_obj(lv->skel->obj, "xdp");
+	e = libxdp_get_error(lv->prog);
 	if (e) {
-		prog = NULL;
+		lv->prog = NULL;
 		err("cannot prepare the XDP program: %s", strerror(-e));
-		goto out;
+		goto fail;
 	}
-	if (mode == XDP_MODE_UNSPEC) {
-		mode = XDP_MODE_NATIVE;
-		e = xdp_program__attach(prog, li.ifindex, mode, 0);
+	if (lv->mode == XDP_MODE_UNSPEC) {
+		lv->mode = XDP_MODE_NATIVE;
+		e = xdp_program__attach(lv->prog, li->ifindex, lv->mode, 0);
 		if (e) {
 			note("%s: native XDP not available (%s); using skb mode",
-			     li.name, strerror(-e));
-			mode = XDP_MODE_SKB;
-			e = xdp_program__attach(prog, li.ifindex, mode, 0);
+			     li->name, strerror(-e));
+			lv->mode = XDP_MODE_SKB;
+			e = xdp_program__attach(lv->prog, li->ifindex, lv->mode, 0);
 		}
 	} else {
-		e = xdp_program__attach(prog, li.ifindex, mode, 0);
+		e = xdp_program__attach(lv->prog, li->ifindex, lv->mode, 0);
 	}
 	if (e) {
-		err("failed to attach to %s in %s mode: %s%s", li.name,
-		    mode == XDP_MODE_SKB ? "skb" : "native", strerror(-e),
-		    attach_hint(-e, mode));
-		goto out;
+		err("failed to attach to %s in %s mode: %s%s", li->name,
+		    lv->mode == XDP_MODE_SKB ? "skb" : "native", strerror(-e),
+		    attach_hint(-e, lv->mode));
+		goto fail;
 	}
-	attached = true;
+	lv->attached = true;
 
-	fill.fd4 = bpf_map__fd(skel->maps.xdpong_addr4);
-	fill.fd6 = bpf_map__fd(skel->maps.xdpong_addr6);
-	fill.ifname = li.name;
-	if (o.iface_addrs) {
-		e = addr_dump(li.ifindex, iface_addr_cb, &fill);
-		if (e || fill.error) {
-			err("cannot read the addresses of %s: %s", li.name,
-			    strerror(-(e ? e : fill.error)));
-			goto out;
+	lv->fd4 = bpf_map__fd(lv->skel->maps.xdpong_addr4);
+	lv->fd6 = bpf_map__fd(lv->skel->maps.xdpong_addr6);
+	for (int i = 0; i < o->n_addrs; i++) {
+		char buf[64];
+
+		e = addr_map_put(lv->fd4, lv->fd6, &o->addrs[i], XDPONG_ADDR_OPERATOR);
+		if (e) {
+			err("cannot add %s to the address map: %s",
+			    prefix_str(&o->addrs[i], buf, sizeof(buf)), strerror(-e));
+			goto fail;
 		}
+		*(o->addrs[i].family == AF_INET ? &n4 : &n6) += 1;
 	}
-	for (int i = 0; i < o.n_addrs; i++)
-		if (addr_insert(&fill, &o.addrs[i], XDPONG_ADDR_OPERATOR))
-			goto out;
-	if (pins_create(skel, li.name))
-		goto out;
+	if (o->iface_addrs) {
+		int i4 = 0, i6 = 0;
+
+		e = addr_sync(lv->fd4, lv->fd6, li, false, &i4, &i6);
+		if (e) {
+			err("cannot read the addresses of %s: %s", li->name, strerror(-e));
+			goto fail;
+		}
+		n4 += i4;
+		n6 += i6;
+	}
+	if (pins_create(lv->skel, li->name))
+		goto fail;
 
 	printf("xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d IPv6 prefixes; maps pinned in %s/%s\n",
-	       li.name, mode == XDP_MODE_SKB ? "skb" : "native",
-	       xdp_program__id(prog), fill.n4, fill.n6, PIN_ROOT, li.name);
-	if (!fill.n4 && !fill.n6)
+	       li->name, lv->mode == XDP_MODE_SKB ? "skb" : "native",
+	       xdp_program__id(lv->prog), n4, n6, PIN_ROOT, li->name);
+	if (!n4 && !n6)
 		note("%s: no addresses to answer for: every ping goes to the kernel (add some with --addr)",
-		     li.name);
-	ret = 0;
-out:
-	if (ret && attached) {
-		/* Nothing half-attached: undo on any failure after attach. */
-		xdp_program__detach(prog, li.ifindex, mode, 0);
-		pins_remove(li.name);
+		     li->name);
+	fflush(stdout);
+	return 0;
+fail:
+	attach_down(lv, true);
+	return -1;
+}
+
+void attach_down(struct live *lv, bool detach)
+{
+	if (detach && lv->attached) {
+		/* Nothing half-attached: undo everything this process did. */
+		xdp_program__detach(lv->prog, lv->li.ifindex, lv->mode, 0);
+		pins_remove(lv->li.name);
+		lv->attached = false;
 	}
-	xdp_program__close(prog);
-	xdpong_bpf__destroy(skel);
-	return ret;
+	xdp_program__close(lv->prog);
+	lv->prog = NULL;
+	xdpong_bpf__destroy(lv->skel);
+	lv->skel = NULL;
+}
+
+int cmd_attach(int argc, char **argv)
+{
+	struct attach_opts o;
+	struct live lv;
+
+	if (parse_attach(argc, argv, &o, false))
+		return EXIT_USAGE;
+	if (attach_up(&o, &lv))
+		return 1;
+	attach_down(&lv, false); /* the program stays attached */
+	return 0;
 }
 
 static int simple_args(int argc, char **argv, const char *usage_line,
@@ -626,42 +608,6 @@ int cmd_detach(int argc, char **argv)
 	return 0;
 }
 
-static void print_prefixes(FILE *f, const struct attachment *a, bool json)
-{
-	int n = 0;
-
-	for (int fam = 0; fam < 2; fam++) {
-		int fd = a->map_fd[fam ? MAP_ADDR6 : MAP_ADDR4];
-		struct xdpong_addr6_key k6, next;
-		void *prev = NULL;
-
-		while (!bpf_map_get_next_key(fd, prev, &next)) {
-			struct xdpong_addr_info info = { 0 };
-			struct prefix p = { .family = fam ? AF_INET6 : AF_INET };
-			char buf[64];
-
-			bpf_map_lookup_elem(fd, &next, &info);
-			p.len = next.prefixlen;
-			memcpy(p.addr, next.addr, fam ? 16 : 4);
-			prefix_str(&p, buf, sizeof(buf));
-			if (json) {
-				fprintf(f, "%s{\"prefix\":\"%s\",\"origin\":\"%s\"}",
-					n ? "," : "", buf,
-					info.origin == XDPONG_ADDR_IFACE ? "iface" : "operator");
-			} else {
-				fprintf(f, "    %-44s %s\n", buf,
-					info.origin == XDPONG_ADDR_IFACE ? "interface address" :
-									   "--addr");
-			}
-			n++;
-			k6 = next;
-			prev = &k6;
-		}
-	}
-	if (!json && !n)
-		fprintf(f, "    (none: every ping goes to the kernel)\n");
-}
-
 static bool pinned_here(const struct attachment *a)
 {
 	struct bpf_map_info mi = { 0 };
@@ -706,7 +652,7 @@ static void status_one(const struct attachment *a, bool json, bool first)
 		for (int m = 0; m < MAP_COUNT; m++)
 			printf("%s\"%s\":%u", m ? "," : "", map_pin_names[m], a->map_id[m]);
 		printf("},\"addresses\":[");
-		print_prefixes(stdout, a, true);
+		addr_print(stdout, a, true);
 		printf("]}");
 		return;
 	}
@@ -732,7 +678,7 @@ static void status_one(const struct attachment *a, bool json, bool first)
 		       1000000000ULL / ro.cfg_global_cost_ns,
 		       ro.cfg_global_tolerance_ns / ro.cfg_global_cost_ns + 1);
 	printf("  answering for:\n");
-	print_prefixes(stdout, a, false);
+	addr_print(stdout, a, false);
 }
 
 int cmd_status(int argc, char **argv)

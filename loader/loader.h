@@ -121,12 +121,64 @@ extern const char *const reason_descs[XDPONG_R_MAX];
 extern const int reason_outcomes[XDPONG_R_MAX];
 extern const char *const outcome_names[3];
 int snapshot_read(const struct attachment *a, struct snapshot *s);
+/* One JSON line; with prev, per-second rates since prev too. */
+void stats_print_json(const struct attachment *a, const struct snapshot *s,
+		      const struct snapshot *prev, __u32 sample_every);
+
+/* ---- attach.c: bringing xdpong up and down ---- */
+#include <xdp/libxdp.h>
+#define ATTACH_MAX_ADDRS 64
+struct attach_opts {
+	const char *ifname;
+	enum xdp_attach_mode mode; /* XDP_MODE_UNSPEC: auto */
+	bool force;
+	bool iface_addrs;
+	struct prefix addrs[ATTACH_MAX_ADDRS];
+	int n_addrs;
+	unsigned long long latency_sample;
+	unsigned long long rate_pps, rate_burst;
+	unsigned long long global_pps, global_burst;
+	/* run only */
+	double interval;
+	bool json;
+	const char *metrics_file;
+};
+struct xdpong_bpf;
+/* A program this process attached, with its object still open. */
+struct live {
+	struct link_info li;
+	struct xdpong_bpf *skel;
+	struct xdp_program *prog;
+	enum xdp_attach_mode mode;
+	int fd4, fd6;
+	bool attached;
+};
+int parse_attach(int argc, char **argv, struct attach_opts *o, bool run);
+void run_usage(FILE *f);
+int attach_up(const struct attach_opts *o, struct live *lv);
+/* Close; with detach, also detach and remove the pins. */
+void attach_down(struct live *lv, bool detach);
+int pins_remove(const char *ifname);
+bool pinned_map_in_use(const char *path);
+
+/* ---- addrs.c: the address maps ---- */
+int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
+int addr_map_del(int fd4, int fd6, const struct prefix *p);
+int addr_map_walk(int fd4, int fd6,
+		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
+		  void *arg);
+/* Make the interface-origin entries equal li's usable addresses. */
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
+	      int *n4, int *n6);
+void addr_print(FILE *f, const struct attachment *a, bool json);
 
 /* ---- the subcommands ---- */
 int cmd_attach(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_addr(int argc, char **argv);
 
 /* ---- main.c helpers for subcommands ---- */
 /* Resolve IFACE to link info, printing the error. 0 or -1. */

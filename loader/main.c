@@ -111,6 +111,10 @@ static void usage(FILE *f)
 		"  status [IFACE] [--json]    what is attached where\n"
 		"  stats IFACE [INTERVAL [COUNT]] [--json]\n"
 		"                             counters by outcome and reason, latency histogram\n"
+		"  run IFACE [options]        attach in the foreground, follow address changes,\n"
+		"                             detach on SIGINT/SIGTERM (for systemd)\n"
+		"  addr IFACE add|del PREFIX  change the prefixes an attached xdpong answers for\n"
+		"  addr IFACE list            list them\n"
 		"\n"
 		"Options:\n"
 		"  -v, --verbose              more output (twice: libbpf and libxdp debug)\n"
@@ -136,6 +140,8 @@ static const struct command commands[] = {
 	{ "detach", cmd_detach },
 	{ "status", cmd_status },
 	{ "stats", cmd_stats },
+	{ "run", cmd_run },
+	{ "addr", cmd_addr },
 };
 
 int main(int argc, char **argv)

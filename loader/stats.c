@@ -129,7 +129,7 @@ static void print_text(const struct attachment *a, const struct snapshot *s,
 	print_histogram(s, sample_every);
 }
 
-static void print_json(const struct attachment *a, const struct snapshot *s,
+void stats_print_json(const struct attachment *a, const struct snapshot *s,
 		       const struct snapshot *prev, __u32 sample_every)
 {
 	double dt = prev ? seconds_between(&prev->mono, &s->mono) : 0;
@@ -282,7 +282,7 @@ int cmd_stats(int argc, char **argv)
 	}
 	if (!interval) {
 		if (json)
-			print_json(&a, &cur, NULL, ro.cfg_latency_sample);
+			stats_print_json(&a, &cur, NULL, ro.cfg_latency_sample);
 		else
 			print_text(&a, &cur, ro.cfg_latency_sample, all);
 		goto out;
@@ -313,7 +313,7 @@ int cmd_stats(int argc, char **argv)
 		}
 		n++;
 		if (json) {
-			print_json(&a, &cur, &prev, ro.cfg_latency_sample);
+			stats_print_json(&a, &cur, &prev, ro.cfg_latency_sample);
 			continue;
 		}
 		dt = seconds_between(&prev.mono, &cur.mono);

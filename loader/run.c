@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdpong run: attach in the foreground, follow the interface's addresses
+ * through netlink, print stats every interval, detach on SIGINT/SIGTERM.
+ * Made for a systemd unit (xdpong@IFACE.service).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include "loader.h"
+
+void run_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: xdpong run IFACE [attach options] [--interval SECS [--json]]\n"
+		"\n"
+		"Attach xdpong to IFACE and stay in the foreground: addresses added to or\n"
+		"removed from IFACE take effect at once (netlink), stats are printed every\n"
+		"--interval seconds, SIGHUP rereads the addresses, and SIGINT or SIGTERM\n"
+		"detach cleanly. If IFACE is deleted, its pins are removed and run exits\n"
+		"with status 1.\n"
+		"Takes every 'xdpong attach' option (see 'xdpong attach --help').\n"
+		"\n"
+		"Options:\n"
+		"  -i, --interval SECS      print per-second rates every SECS seconds\n"
+		"  -j, --json               print them as JSON lines (as 'xdpong stats --json')\n"
+		"\n"
+		"Examples:\n"
+		"  xdpong run eth0\n"
+		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
+		"  systemctl start xdpong@eth0\n");
+}
+
+static int monitor_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+	};
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_ROUTE);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+enum monitor_event {
+	EV_NONE = 0,
+	EV_ADDRS = 1,     /* an address of ours changed */
+	EV_LINK_GONE = 2, /* our interface was deleted */
+	EV_OVERRUN = 4,   /* events were lost: resync everything */
+};
+
+/* Drain the socket; say what concerns ifindex. */
+static int monitor_read(int fd, int ifindex)
+{
+	static char buf[65536];
+	int ev = EV_NONE;
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS)
+				ev |= EV_OVERRUN;
+			break;
+		}
+		for (nh = (void *)buf; NLMSG_OK(nh, (__u32)n); nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) {
+				struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+
+				if ((int)ifa->ifa_index == ifindex)
+					ev |= EV_ADDRS;
+			} else if (nh->nlmsg_type == RTM_DELLINK) {
+				struct ifinfomsg *ifi = NLMSG_DATA(nh);
+
+				if (ifi->ifi_index == ifindex)
+					ev |= EV_LINK_GONE;
+			}
+		}
+	}
+	return ev;
+}
+
+static int signals_open(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC);
+}
+
+static int timer_open(double interval)
+{
+	struct itimerspec its = { 0 };
+	int fd;
+
+	if (interval <= 0)
+		return -1;
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	its.it_value.tv_sec = its.it_interval.tv_sec = (time_t)interval;
+	its.it_value.tv_nsec = its.it_interval.tv_nsec =
+		(long)((interval - (time_t)interval) * 1e9);
+	timerfd_settime(fd, 0, &its, NULL);
+	return fd;
+}
+
+static void print_sample(const struct attachment *a, const struct snapshot *prev,
+			 const struct snapshot *cur, bool json, __u32 sample_every)
+{
+	double dt = (cur->mono.tv_sec - prev->mono.tv_sec) +
+		    (cur->mono.tv_nsec - prev->mono.tv_nsec) / 1e9;
+
+	if (dt <= 0)
+		return;
+	if (json) {
+		stats_print_json(a, cur, prev, sample_every);
+		return;
+	}
+	printf("%s: %.0f received/s, %.0f replied/s, %.0f passed/s, %.0f dropped/s (total %llu replied)\n",
+	       a->ifname, (cur->received - prev->received) / dt,
+	       (cur->outcome[XDPONG_REPLIED] - prev->outcome[XDPONG_REPLIED]) / dt,
+	       (cur->outcome[XDPONG_PASSED] - prev->outcome[XDPONG_PASSED]) / dt,
+	       (cur->outcome[XDPONG_DROPPED] - prev->outcome[XDPONG_DROPPED]) / dt,
+	       (unsigned long long)cur->outcome[XDPONG_REPLIED]);
+	fflush(stdout);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct snapshot prev = { 0 }, cur = { 0 };
+	struct attach_opts o;
+	struct attachment a;
+	struct pollfd pfd[3];
+	struct live lv;
+	int mon = -1, sig = -1, tmr = -1, ret = 1;
+	bool have_stats = false;
+
+	if (parse_attach(argc, argv, &o, true))
+		return EXIT_USAGE;
+	/* Subscribe before reading the addresses, so no change slips between. */
+	sig = signals_open();
+	mon = monitor_open();
+	if (sig < 0 || mon < 0) {
+		err("cannot listen for %s: %s", sig < 0 ? "signals" : "netlink events",
+		    strerror(-(sig < 0 ? sig : mon)));
+		goto out_fds;
+	}
+	if (attach_up(&o, &lv))
+		goto out_fds;
+	if (!attachment_find(lv.li.ifindex, &a, NULL)) {
+		have_stats = !snapshot_read(&a, &cur);
+	}
+	tmr = timer_open(o.interval);
+	note("%s: running; Ctrl-C or SIGTERM detaches", lv.li.name);
+
+	pfd[0] = (struct pollfd){ .fd = sig, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = mon, .events = POLLIN };
+	pfd[2] = (struct pollfd){ .fd = tmr, .events = POLLIN };
+	for (;;) {
+		if (poll(pfd, tmr >= 0 ? 3 : 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err("poll: %s", strerror(errno));
+			break;
+		}
+		if (pfd[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sig, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGHUP) {
+				/* The systemd convention for "reload": resync. */
+				addr_sync(lv.fd4, lv.fd6, &lv.li, false, NULL, NULL);
+				continue;
+			}
+			note("%s: %s: detaching", lv.li.name, strsignal(si.ssi_signo));
+			ret = 0;
+			break;
+		}
+		if (pfd[1].revents & POLLIN) {
+			int ev = monitor_read(mon, lv.li.ifindex);
+
+			if (ev & EV_LINK_GONE) {
+				err("%s was deleted; removing its pins", lv.li.name);
+				pins_remove(lv.li.name);
+				lv.attached = false; /* the kernel detached it with the device */
+				break;
+			}
+			if (ev & (EV_ADDRS | EV_OVERRUN)) {
+				int n4 = 0, n6 = 0, e;
+
+				e = addr_sync(lv.fd4, lv.fd6, &lv.li, false, &n4, &n6);
+				if (e)
+					err("%s: cannot resync addresses: %s", lv.li.name,
+					    strerror(-e));
+				else if (verbose)
+					note("%s: addresses changed: %d IPv4, %d IPv6 from the interface",
+					     lv.li.name, n4, n6);
+			}
+		}
+		if (tmr >= 0 && (pfd[2].revents & POLLIN)) {
+			__u64 ticks;
+
+			if (read(tmr, &ticks, sizeof(ticks)) < 0)
+				continue;
+			if (!have_stats)
+				continue;
+			prev = cur;
+			if (snapshot_read(&a, &cur))
+				continue;
+			print_sample(&a, &prev, &cur, o.json, o.latency_sample);
+		}
+	}
+	if (have_stats)
+		attachment_close(&a);
+	attach_down(&lv, true);
+out_fds:
+	if (tmr >= 0)
+		close(tmr);
+	if (mon >= 0)
+		close(mon);
+	if (sig >= 0)
+		close(sig);
+	return ret;
+}
