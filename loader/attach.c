@@ -681,6 +681,45 @@ static void status_one(const struct attachment *a, bool json, bool first)
 	addr_print(stdout, a, false);
 }
 
+/*
+ * Pins of an interface that no longer exists (deleted while attached: the
+ * kernel detached the program with it). Remove them unless a live program
+ * still uses the maps (same name in another netns). True if there were any.
+ */
+static bool stale_pins_clean(const char *ifname, bool quiet)
+{
+	char dir[256], path[320];
+
+	pin_dir(ifname, dir, sizeof(dir));
+	if (access(dir, F_OK))
+		return false;
+	snprintf(path, sizeof(path), "%s/%s", dir, map_pin_names[MAP_STATS]);
+	if (pinned_map_in_use(path))
+		return false;
+	pins_remove(ifname);
+	if (!quiet)
+		note("%s is gone (deleted while xdpong was attached); removed its pins from %s",
+		     ifname, dir);
+	return true;
+}
+
+/* Every pin directory whose interface is gone from this namespace. */
+static void stale_pins_sweep(bool quiet)
+{
+	struct dirent *de;
+	DIR *d = opendir(PIN_ROOT);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= IF_NAMESIZE)
+			continue;
+		if (!if_nametoindex(de->d_name))
+			stale_pins_clean(de->d_name, quiet);
+	}
+	closedir(d);
+}
+
 int cmd_status(int argc, char **argv)
 {
 	static const char usage_line[] =
@@ -706,16 +745,11 @@ int cmd_status(int argc, char **argv)
 	if (ifname) {
 		struct link_info li;
 		__u32 other = 0;
-		char dir[256];
 		int ret;
 
 		if (link_get(ifname, 0, &li)) {
-			pin_dir(ifname, dir, sizeof(dir));
-			if (!access(dir, F_OK)) {
-				err("%s is gone, but its pins remain in %s (remove them with 'xdpong detach %s')",
-				    ifname, dir, ifname);
+			if (stale_pins_clean(ifname, json))
 				return 1;
-			}
 			return iface_lookup(ifname, &li) ? 1 : 1;
 		}
 		ret = attachment_find(li.ifindex, &a, &other);
@@ -742,6 +776,7 @@ int cmd_status(int argc, char **argv)
 		return 0;
 	}
 
+	stale_pins_sweep(json);
 	ifs = if_nameindex();
 	if (!ifs) {
 		err("cannot list interfaces: %s", strerror(errno));
