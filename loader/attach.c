@@ -269,6 +269,10 @@ static int pins_create(struct xdpong_bpf *skel, const char *ifname)
 	return 0;
 }
 
+/*
+ * A veth hands XDP_TX frames only to a peer that runs native XDP (measured:
+ * generic XDP or GRO on the peer is not enough), else drops them silently.
+ */
 static int check_veth_peer(const struct link_info *li, bool explicit_native,
 			   bool *use_skb)
 {
@@ -280,18 +284,17 @@ static int check_veth_peer(const struct link_info *li, bool explicit_native,
 	ret = link_get_peer(li, &peer);
 	if (ret) {
 		if (verbose)
-			note("%s: cannot inspect the veth peer (%s); assuming it has XDP",
+			note("%s: cannot inspect the veth peer (%s); assuming it runs native XDP",
 			     li->name, strerror(-ret));
 		return 0;
 	}
-	if (peer.xdp_attached != XDP_ATTACHED_NONE)
+	if (peer.xdp_drv_prog_id)
 		return 0;
 	if (explicit_native)
-		return err("%s is a veth whose peer %s (ifindex %d%s) has no XDP program: in native mode the replies (XDP_TX) would be dropped silently. Attach any XDP program to the peer (e.g. 'ip link set dev %s xdpgeneric off; xdpong attach %s --mode native', or an XDP_PASS program), or use --mode skb",
+		return err("%s is a veth whose peer %s (ifindex %d%s) has no native XDP program: in native mode the replies (XDP_TX) would be dropped silently. Load a native XDP program on the peer first, e.g. 'xdpong attach %s --mode native --no-iface-addrs' (answers for nothing, passes everything), or use --mode skb",
 			   li->name, peer.name, peer.ifindex,
-			   li->link_netnsid >= 0 ? ", other netns" : "",
-			   peer.name, peer.name);
-	note("%s: veth peer %s has no XDP program, so native XDP_TX would be dropped: using skb mode",
+			   li->link_netnsid >= 0 ? " in another netns" : "", peer.name);
+	note("%s: veth peer %s has no native XDP program, so native XDP_TX would be dropped: using skb mode",
 	     li->name, peer.name);
 	*use_skb = true;
 	return 0;
@@ -379,7 +382,8 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 		return -1;
 
 	lv->mode = o->mode;
-	if (lv->mode != XDP_MODE_SKB &&
+	/* A program that answers for nothing never transmits: no peer needed. */
+	if (lv->mode != XDP_MODE_SKB && (o->iface_addrs || o->n_addrs) &&
 	    check_veth_peer(li, lv->mode == XDP_MODE_NATIVE, &use_skb))
 		return -1;
 	if (use_skb)

@@ -52,6 +52,7 @@ struct link_info {
 	int link_netnsid;     /* peer's netns id, -1 if same netns */
 	__u8 xdp_attached;    /* XDP_ATTACHED_* */
 	__u32 xdp_prog_id;
+	__u32 xdp_drv_prog_id; /* the native-mode program, 0 if none */
 };
 /* Look up IFACE by name (ifindex > 0: by index). 0, or -errno. */
 int link_get(const char *name, int ifindex, struct link_info *out);

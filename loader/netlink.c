@@ -139,6 +139,8 @@ static void parse_xdp(struct rtattr *nest, struct link_info *li)
 			li->xdp_attached = *(__u8 *)RTA_DATA(a);
 		else if (a->rta_type == IFLA_XDP_PROG_ID)
 			li->xdp_prog_id = *(__u32 *)RTA_DATA(a);
+		else if (a->rta_type == IFLA_XDP_DRV_PROG_ID)
+			li->xdp_drv_prog_id = *(__u32 *)RTA_DATA(a);
 	}
 }
 
@@ -183,6 +185,9 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 			break;
 		}
 	}
+	/* With one program attached the kernel names its mode, not DRV_PROG_ID. */
+	if (li->xdp_attached == XDP_ATTACHED_DRV && !li->xdp_drv_prog_id)
+		li->xdp_drv_prog_id = li->xdp_prog_id;
 	/* IFLA_LINK of a non-veth points at a lower device, not a peer. */
 	if (strcmp(li->kind, "veth"))
 		li->link_ifindex = 0;
