@@ -178,6 +178,21 @@ static __always_inline bool addr4_is_local(__be32 addr)
 	return bpf_map_lookup_elem(&xdpong_addr4, &key) != NULL;
 }
 
+/*
+ * A source that is one of the interface's own addresses: the kernel drops
+ * it (fib_validate_source, accept_local=0). Operator prefixes are not the
+ * kernel's addresses, so sources inside them are answered.
+ */
+static __always_inline bool addr4_is_own_iface(__be32 addr)
+{
+	struct xdpong_addr4_key key = { .prefixlen = 32 };
+	struct xdpong_addr_info *info;
+
+	__builtin_memcpy(key.addr, &addr, 4);
+	info = bpf_map_lookup_elem(&xdpong_addr4, &key);
+	return info && info->origin == XDPONG_ADDR_IFACE;
+}
+
 static __always_inline bool addr6_is_local(const struct in6_addr *addr)
 {
 	struct xdpong_addr6_key key = { .prefixlen = 128 };
@@ -294,6 +309,8 @@ static __always_inline __u32 handle_ipv4(struct iphdr *ip, void *end,
 		return R(drop_martian_src);
 	if ((s0 & 0xf0) == 0xf0)
 		return R(pass_src_reserved);
+	if (addr4_is_own_iface(ip->saddr))
+		return R(drop_martian_src);
 	if (icmp_len > XDPONG_MAX_ICMP_LEN)
 		return R(pass_too_big);
 	payload_sum = csum_bytes(icmp + 1, icmp_len - sizeof(*icmp), end);
