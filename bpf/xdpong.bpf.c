@@ -217,8 +217,11 @@ static __always_inline bool gcra_allow(__u64 *tat, __u64 now, __u64 cost,
 	return false; /* lost the race four times: the limit is being hit */
 }
 
-/* Per-source and global limits (both off unless configured). */
-static __always_inline __u32 rate_check(__u32 family, const void *src)
+/*
+ * Per-source and global limits (both off unless configured). A global
+ * function: the verifier checks it once, not once per packet-parsing path.
+ */
+__noinline __u32 xdpong_rate_check(__u32 family, __u64 src_prefix)
 {
 	__u64 now;
 
@@ -229,8 +232,7 @@ static __always_inline __u32 rate_check(__u32 family, const void *src)
 		struct xdpong_rl_key key = { .family = family };
 		__u64 *tat, first = now + cfg_rate_cost_ns;
 
-		/* IPv4 by /32, IPv6 by /64: one host's worth of addresses. */
-		__builtin_memcpy(key.addr, src, family == 4 ? 4 : 8);
+		__builtin_memcpy(key.addr, &src_prefix, 8);
 		tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
 		if (!tat) {
 			if (!bpf_map_update_elem(&xdpong_ratelim, &key, &first,
@@ -250,6 +252,21 @@ global:
 			cfg_global_tolerance_ns))
 		return R(drop_global_limited);
 	return 0;
+}
+
+static __always_inline __u32 rate_check(__u32 family, const void *src)
+{
+	__u64 prefix = 0;
+
+	/* Off (the default): frozen rodata makes the call dead code. */
+	if (!cfg_rate_cost_ns && !cfg_global_cost_ns)
+		return 0;
+	/* IPv4 by /32, IPv6 by /64: one host's worth of addresses. */
+	if (family == 4)
+		__builtin_memcpy(&prefix, src, 4);
+	else
+		__builtin_memcpy(&prefix, src, 8);
+	return xdpong_rate_check(family, prefix);
 }
 
 static __always_inline void swap_eth(struct ethhdr *eth)

@@ -1,0 +1,935 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Seeded fuzzing of the XDP program: random frames and mutated echo
+ * requests, both framings, through the real program with
+ * bpf_prog_test_run_opts (repeat=1: repeats reuse the modified packet).
+ *
+ * Every XDP_TX output must equal pkt_reference_reply() and its checksums
+ * must verify; every other verdict must leave the frame unchanged; frames
+ * the reference answers must be answered, frames the kernel should see
+ * must not be dropped; the counters must add up to the frames pushed.
+ *
+ * Frame i depends only on (seed, i): `--seed S --index I` replays one.
+ * Run as root: fuzz_xdpong [--frames N] [--seed S] [--jobs J] [--index I]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdpong.h"
+#include "xdpong.skel.h"
+#include "packet.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+/* Largest frame bpf_prog_test_run keeps linear: PAGE_SIZE - headroom - shinfo. */
+#define MAX_FRAME 3520
+#define MIN_FRAME 14 /* test runs refuse anything shorter (EINVAL) */
+
+static const uint8_t our_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+static const char *const local_prefixes[] = {
+	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
+};
+static const uint32_t local_origin[] = {
+	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
+	XDPONG_ADDR_OPERATOR,
+};
+
+static struct pkt_prefix prefixes[ARRAY_SIZE(local_prefixes)];
+static struct pkt_prefix own_prefixes[ARRAY_SIZE(local_prefixes)];
+static size_t n_own;
+
+#define X_NAME(name, outcome, desc) #name,
+static const char *const reason_names[] = { XDPONG_REASONS(X_NAME) };
+#undef X_NAME
+#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
+static const enum xdpong_outcome reason_outcome[] = { XDPONG_REASONS(X_OUTCOME) };
+#undef X_OUTCOME
+
+/* One loaded program per framing, shared by the worker threads. */
+struct instance {
+	struct xdpong_bpf *skel;
+	int prog_fd, stats_fd, lat_fd;
+	struct pkt_ref_config ref;
+};
+
+static struct instance insts[2]; /* indexed by enum pkt_framing */
+static int ncpus;
+
+static struct {
+	uint64_t seed;
+	uint64_t frames;
+	unsigned int jobs;
+	int64_t index; /* -1: all */
+	unsigned int max_print;
+	bool verbose;
+} opt = { .frames = 100000, .index = -1, .max_print = 20 };
+
+/* What one worker saw, per framing. */
+struct tally {
+	uint64_t pushed[2];
+	uint64_t verdict[2][5];  /* by XDP action, per framing */
+	uint64_t tx_family[2];   /* replies that were IPv4, IPv6 */
+	uint64_t ref_class[3];   /* by enum pkt_ref_verdict */
+	uint64_t failures;
+};
+
+struct worker {
+	pthread_t thread;
+	unsigned int id;
+	struct tally t;
+};
+
+static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned int printed;
+
+/* ---- Random numbers: splitmix64, seeded per frame ---- */
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rng_next(struct rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n). */
+static uint32_t below(struct rng *r, uint32_t n)
+{
+	return (uint32_t)(((rng_next(r) >> 32) * n) >> 32);
+}
+
+static bool chance(struct rng *r, unsigned int percent)
+{
+	return below(r, 100) < percent;
+}
+
+static void fill_random(struct rng *r, uint8_t *p, size_t n)
+{
+	while (n >= 8) {
+		uint64_t v = rng_next(r);
+
+		memcpy(p, &v, 8);
+		p += 8;
+		n -= 8;
+	}
+	if (n) {
+		uint64_t v = rng_next(r);
+
+		memcpy(p, &v, n);
+	}
+}
+
+/* ---- Frame generation ---- */
+
+static void pick_ip4_src(struct rng *r, uint8_t a[4])
+{
+	static const uint8_t special[][4] = {
+		{ 0, 0, 0, 0 },       { 0, 9, 9, 9 },       { 127, 0, 0, 1 },
+		{ 224, 0, 0, 1 },     { 239, 9, 9, 9 },     { 240, 0, 0, 1 },
+		{ 254, 1, 2, 3 },     { 255, 255, 255, 255 }, { 192, 0, 2, 1 },
+		{ 198, 51, 100, 9 },  { 10, 0, 0, 1 },      { 192, 0, 2, 2 },
+	};
+
+	if (chance(r, 20)) {
+		memcpy(a, special[below(r, ARRAY_SIZE(special))], 4);
+	} else if (chance(r, 50)) {
+		uint8_t p[4] = { 203, 0, 113, (uint8_t)below(r, 256) };
+
+		memcpy(a, p, 4);
+	} else {
+		fill_random(r, a, 4);
+	}
+}
+
+static void pick_ip4_dst(struct rng *r, uint8_t a[4])
+{
+	static const uint8_t special[][4] = {
+		{ 255, 255, 255, 255 }, { 224, 0, 0, 1 }, { 239, 1, 2, 3 },
+		{ 192, 0, 2, 2 },       { 198, 51, 101, 0 }, { 198, 51, 99, 255 },
+		{ 0, 0, 0, 0 },         { 127, 0, 0, 1 },  { 192, 0, 2, 0 },
+	};
+	unsigned int k = below(r, 100);
+
+	if (k < 40) {
+		uint8_t p[4] = { 192, 0, 2, 1 };
+
+		memcpy(a, p, 4);
+	} else if (k < 70) {
+		uint8_t p[4] = { 198, 51, 100, (uint8_t)below(r, 256) };
+
+		memcpy(a, p, 4);
+	} else if (k < 85) {
+		memcpy(a, special[below(r, ARRAY_SIZE(special))], 4);
+	} else {
+		fill_random(r, a, 4);
+	}
+}
+
+static void pick_ip6_src(struct rng *r, uint8_t a[16])
+{
+	static const uint8_t special[][16] = {
+		{ 0 },
+		{ [15] = 1 },
+		{ 0xff, 0x02, [15] = 1 },
+		{ 0xff, 0x0e, [15] = 9 },
+		{ 0xfe, 0x80, [15] = 2 },
+		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+		{ [10] = 0xff, 0xff, 192, 0, 2, 9 },
+		{ 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 5 },
+	};
+
+	memset(a, 0, 16);
+	if (chance(r, 15)) {
+		memcpy(a, special[below(r, ARRAY_SIZE(special))], 16);
+	} else if (chance(r, 60)) {
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[2] = 0x0d;
+		a[3] = 0xb8;
+		a[4] = 0xff;
+		a[5] = (uint8_t)below(r, 4);
+		fill_random(r, a + 8, 8);
+	} else {
+		fill_random(r, a, 16);
+	}
+}
+
+static void pick_ip6_dst(struct rng *r, uint8_t a[16])
+{
+	static const uint8_t special[][16] = {
+		{ 0xff, 0x02, [15] = 1 },
+		{ 0xff, 0x02, [11] = 1, 0xff, 0, 0, 1 },
+		{ 0xff, 0x05, [15] = 2 },
+		{ 0x20, 0x01, 0x0d, 0xb8, [15] = 2 },
+		{ 0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 1, [15] = 1 },
+		{ [15] = 1 },
+		{ 0 },
+	};
+	unsigned int k = below(r, 100);
+
+	memset(a, 0, 16);
+	if (k < 40) {
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[2] = 0x0d;
+		a[3] = 0xb8;
+		a[15] = 1;
+	} else if (k < 70) {
+		a[0] = 0x20;
+		a[1] = 0x01;
+		a[2] = 0x0d;
+		a[3] = 0xb8;
+		a[5] = 1;
+		fill_random(r, a + 8, 8);
+	} else if (k < 85) {
+		memcpy(a, special[below(r, ARRAY_SIZE(special))], 16);
+	} else {
+		fill_random(r, a, 16);
+	}
+}
+
+static void pick_mac_dst(struct rng *r, uint8_t m[6])
+{
+	static const uint8_t special[][6] = {
+		{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		{ 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 },
+		{ 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 },
+		{ 0x02, 0x00, 0x00, 0x00, 0x00, 0x00 },
+		{ 0x03, 0x00, 0x00, 0x00, 0x00, 0x01 },
+	};
+	unsigned int k = below(r, 100);
+
+	if (k < 88)
+		memcpy(m, our_mac, 6);
+	else if (k < 95)
+		memcpy(m, special[below(r, ARRAY_SIZE(special))], 6);
+	else
+		fill_random(r, m, 6);
+}
+
+/* A plausible echo request with a few fields off now and then. */
+static size_t gen_request(struct rng *r, enum pkt_framing framing, uint8_t *buf,
+			  uint8_t *scratch)
+{
+	static const uint8_t types4[] = { 0, 3, 5, 11, 13, 14, 8, 128 };
+	static const uint8_t types6[] = { 129, 133, 134, 135, 136, 1, 2, 3, 4, 8 };
+	static const uint8_t ext6[] = { 0, 43, 44, 60, 50, 51, 135, 59, 6, 17, 1 };
+	uint8_t opts[40];
+	struct pkt_spec s;
+	size_t hdrs, max_payload, len;
+	unsigned int k;
+
+	pkt_spec_init(&s, chance(r, 50) ? 4 : 6, framing);
+	pick_mac_dst(r, s.eth_dst);
+	fill_random(r, s.eth_src, 6);
+	if (chance(r, 95))
+		s.eth_src[0] &= 0xfe; /* unicast */
+	if (chance(r, 30))
+		s.tos = (uint8_t)below(r, 256);
+	s.ttl = (uint8_t)below(r, 256);
+
+	if (s.family == 4) {
+		pick_ip4_src(r, s.ip4_src);
+		pick_ip4_dst(r, s.ip4_dst);
+		s.ip_id = (uint16_t)below(r, 65536);
+		k = below(r, 100);
+		s.frag = k < 50 ? 0x4000 : k < 85 ? 0 :
+			 k < 90 ? 0x2000 : (uint16_t)below(r, 65536);
+		if (chance(r, 5)) {
+			s.opts_len = 4 * (1 + below(r, 10));
+			fill_random(r, opts, s.opts_len);
+			s.opts = opts;
+		}
+		if (chance(r, 8))
+			s.proto = (uint8_t)below(r, 256);
+		if (chance(r, 15))
+			s.icmp_type = chance(r, 80) ? types4[below(r, ARRAY_SIZE(types4))] :
+						      (uint8_t)below(r, 256);
+	} else {
+		pick_ip6_src(r, s.ip6_src);
+		pick_ip6_dst(r, s.ip6_dst);
+		s.flow = (uint32_t)rng_next(r) & 0xfffff;
+		if (chance(r, 6)) {
+			s.proto = ext6[below(r, ARRAY_SIZE(ext6))];
+			s.opts_len = 8 * (1 + below(r, 3));
+			fill_random(r, opts, s.opts_len);
+			opts[0] = chance(r, 80) ? PKT_PROTO_ICMPV6 : opts[0];
+			opts[1] = (uint8_t)(s.opts_len / 8 - 1);
+			s.opts = opts;
+		} else if (chance(r, 3)) {
+			s.proto = (uint8_t)below(r, 256);
+		}
+		if (chance(r, 15))
+			s.icmp_type = chance(r, 80) ? types6[below(r, ARRAY_SIZE(types6))] :
+						      (uint8_t)below(r, 256);
+	}
+	if (chance(r, 10))
+		s.icmp_code = (uint8_t)below(r, 256);
+	if (chance(r, 85)) {
+		s.icmp_id = (uint16_t)below(r, 65536);
+		s.icmp_seq = (uint16_t)below(r, 65536);
+	} else {
+		s.icmp_id = 0;
+		s.icmp_seq = 0;
+	}
+
+	hdrs = (framing == PKT_FRAMING_ETH ? PKT_ETH_HLEN : 0) +
+	       (s.family == 4 ? PKT_IP4_HLEN : PKT_IP6_HLEN) + s.opts_len +
+	       PKT_ICMP_HLEN;
+	max_payload = MAX_FRAME - hdrs;
+	k = below(r, 100);
+	s.payload_len = k < 25 ? below(r, 9) : k < 60 ? 9 + below(r, 56) :
+			k < 85 ? 65 + below(r, 1436) : below(r, (uint32_t)max_payload + 1);
+	k = below(r, 100);
+	if (k < 10) {
+		s.payload_fill = 0;
+	} else if (k < 20) {
+		s.payload_fill = PKT_FILL_COUNT;
+	} else {
+		fill_random(r, scratch, s.payload_len);
+		s.payload = scratch;
+	}
+
+	k = below(r, 100);
+	if (k < 15)
+		s.pad_to = PKT_ETH_MIN_FRAME;
+	else if (k < 25)
+		s.pad_len = 1 + below(r, 32);
+	s.pad_byte = (uint8_t)below(r, 256);
+	if (s.pad_len > max_payload - s.payload_len)
+		s.pad_len = 0;
+
+	if (chance(r, 3))
+		s.ip_csum_delta = (int)below(r, 65535) + 1;
+	if (chance(r, 3))
+		s.icmp_csum_delta = (int)below(r, 65535) + 1;
+	k = below(r, 100);
+	if (k < 3)
+		s.len_delta = chance(r, 50) ? 1 : -1;
+	else if (k < 5)
+		s.len_delta = (int)below(r, 61) - 30;
+	if (chance(r, 2))
+		s.ihl = (uint8_t)(below(r, 16) | PKT_NIBBLE_0);
+	if (chance(r, 2))
+		s.version = (uint8_t)(below(r, 16) | PKT_NIBBLE_0);
+
+	len = pkt_build(&s, buf, MAX_FRAME);
+	return len ? len : MIN_FRAME;
+}
+
+/* Offset of the IP header, -1 if the frame is too short for one. */
+static long l3_offset(size_t len, enum pkt_framing framing)
+{
+	if (framing == PKT_FRAMING_IP)
+		return 0;
+	if (len < PKT_ETH_HLEN)
+		return -1;
+	return PKT_ETH_HLEN;
+}
+
+/* One mutation of the kinds a broken or hostile sender produces. */
+static size_t mutate(struct rng *r, uint8_t *f, size_t len,
+		     enum pkt_framing framing)
+{
+	long l3 = l3_offset(len, framing);
+	unsigned int k = below(r, 100);
+	size_t pos;
+
+	if (k < 30) { /* bit flip, mostly in the headers */
+		pos = chance(r, 70) && len > 80 ? below(r, 80) : below(r, (uint32_t)len);
+		f[pos] ^= (uint8_t)(1u << below(r, 8));
+	} else if (k < 40) { /* random byte */
+		f[below(r, (uint32_t)len)] = (uint8_t)below(r, 256);
+	} else if (k < 55) { /* truncation at any length */
+		len = MIN_FRAME + below(r, (uint32_t)(len - MIN_FRAME + 1));
+	} else if (k < 70 && l3 >= 0 && (size_t)l3 + 6 <= len) { /* length off by one */
+		uint8_t *ip = f + l3;
+		size_t at = (ip[0] >> 4) == 6 ? 4 : 2;
+		uint16_t v = (uint16_t)(ip[at] << 8 | ip[at + 1]);
+
+		v = (uint16_t)(v + (chance(r, 50) ? 1 : -1));
+		ip[at] = v >> 8;
+		ip[at + 1] = v & 0xff;
+	} else if (k < 78 && l3 >= 0 && (size_t)l3 < len) { /* IHL nibble */
+		f[l3] = (uint8_t)((f[l3] & 0xf0) | below(r, 16));
+	} else if (k < 86 && l3 >= 0 && (size_t)l3 < len) { /* version nibble */
+		f[l3] = (uint8_t)((f[l3] & 0x0f) | below(r, 16) << 4);
+	} else if (k < 94) { /* padding appended */
+		size_t add = 1 + below(r, 64);
+
+		if (len + add > MAX_FRAME)
+			add = MAX_FRAME - len;
+		fill_random(r, f + len, add);
+		len += add;
+	} else if (framing == PKT_FRAMING_ETH && len >= PKT_ETH_HLEN) { /* ethertype */
+		uint16_t et = chance(r, 50) ? (f[12] == 0x08 ? 0x86dd : 0x0800) :
+					     (uint16_t)below(r, 65536);
+
+		f[12] = et >> 8;
+		f[13] = et & 0xff;
+	}
+	return len;
+}
+
+/* Random bytes, sometimes dressed as IP to our MAC so they go deeper. */
+static size_t gen_random(struct rng *r, enum pkt_framing framing, uint8_t *f)
+{
+	size_t len = chance(r, 80) ? MIN_FRAME + below(r, 200) :
+				     MIN_FRAME + below(r, MAX_FRAME - MIN_FRAME + 1);
+	long l3;
+
+	fill_random(r, f, len);
+	l3 = framing == PKT_FRAMING_ETH ? PKT_ETH_HLEN : 0;
+	if (chance(r, 60)) {
+		bool v6 = chance(r, 50);
+
+		if (framing == PKT_FRAMING_ETH) {
+			memcpy(f, our_mac, 6);
+			f[6] &= 0xfe;
+			f[12] = v6 ? 0x86 : 0x08;
+			f[13] = v6 ? 0xdd : 0x00;
+		}
+		if ((size_t)l3 < len)
+			f[l3] = v6 ? (uint8_t)(0x60 | (f[l3] & 15)) : 0x45;
+		if (chance(r, 50))
+			pkt_fix_csums(f, len, framing);
+	}
+	return len;
+}
+
+/* Frame index i of the run: a function of (seed, i) only. */
+static size_t gen_frame(uint64_t index, uint8_t *f, uint8_t *scratch,
+			enum pkt_framing *framing)
+{
+	struct rng r = { .s = opt.seed ^ (index * 0xd1342543de82ef95ULL) };
+	size_t len;
+
+	rng_next(&r);
+	*framing = chance(&r, 75) ? PKT_FRAMING_ETH : PKT_FRAMING_IP;
+	if (chance(&r, 8))
+		return gen_random(&r, *framing, f);
+	len = gen_request(&r, *framing, f, scratch);
+	if (chance(&r, 45)) {
+		unsigned int n = 1 + below(&r, 4);
+
+		for (unsigned int m = 0; m < n; m++)
+			len = mutate(&r, f, len, *framing);
+		if (chance(&r, 50))
+			pkt_fix_csums(f, len, *framing);
+	}
+	return len;
+}
+
+/* ---- Checking ---- */
+
+static void report(uint64_t index, enum pkt_framing framing, const uint8_t *in,
+		   size_t len, const uint8_t *out, size_t out_len,
+		   const uint8_t *want, size_t want_len, const char *fmt, ...)
+	__attribute__((format(printf, 9, 10)));
+
+static void report(uint64_t index, enum pkt_framing framing, const uint8_t *in,
+		   size_t len, const uint8_t *out, size_t out_len,
+		   const uint8_t *want, size_t want_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&print_lock);
+	if (printed++ < opt.max_print || opt.index >= 0) {
+		printf("FAIL seed %" PRIu64 " index %" PRIu64 " (%s, %zu bytes): ",
+		       opt.seed, index, framing == PKT_FRAMING_ETH ? "eth" : "tun", len);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n  frame: ");
+		pkt_hexline(stdout, in, len);
+		if (out && want)
+			pkt_hexdiff(stdout, "  ", out, out_len, want, want_len);
+		printf("  replay: fuzz_xdpong --seed %" PRIu64 " --index %" PRIu64 "\n",
+		       opt.seed, index);
+	}
+	pthread_mutex_unlock(&print_lock);
+}
+
+static const char *const class_names[] = { "reply", "kernel", "invalid" };
+
+static const char *action_name(unsigned int a)
+{
+	static const char *const names[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS",
+					     "XDP_TX", "XDP_REDIRECT" };
+
+	return a < ARRAY_SIZE(names) ? names[a] : "XDP_?";
+}
+
+static void run_one(struct tally *t, uint64_t index, uint8_t *in, uint8_t *out,
+		    uint8_t *ref, uint8_t *scratch)
+{
+	enum pkt_framing framing;
+	struct instance *it;
+	enum pkt_ref_verdict rv;
+	const char *why = "", *bad;
+	size_t len;
+	int err;
+
+	len = gen_frame(index, in, scratch, &framing);
+	it = &insts[framing];
+	rv = pkt_reference_reply(&it->ref, in, len, ref, &why);
+	t->ref_class[rv]++;
+
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = (__u32)len,
+		    .data_out = out, .data_size_out = MAX_FRAME * 2, .repeat = 1);
+	err = bpf_prog_test_run_opts(it->prog_fd, &o);
+	if (err) {
+		t->failures++;
+		report(index, framing, in, len, NULL, 0, NULL, 0,
+		       "bpf_prog_test_run_opts: %s", strerror(-err));
+		return;
+	}
+	t->pushed[framing]++;
+	t->verdict[framing][o.retval < 5 ? o.retval : 0]++;
+	if (opt.verbose) {
+		printf("index %" PRIu64 " (%s, %zu bytes): %s, reference %s (%s)\n  frame: ",
+		       index, framing == PKT_FRAMING_ETH ? "eth" : "tun", len,
+		       action_name(o.retval), class_names[rv], why);
+		pkt_hexline(stdout, in, len);
+	}
+
+	if (o.retval == XDP_TX) {
+		if (rv != PKT_REF_REPLY) {
+			t->failures++;
+			report(index, framing, in, len, out, o.data_size_out, in, len,
+			       "XDP_TX, but the reference would not reply (%s)", why);
+			return;
+		}
+		t->tx_family[((framing == PKT_FRAMING_ETH ? in[12] == 0x86 :
+							      in[0] >> 4 == 6))]++;
+		if (o.data_size_out != len || memcmp(out, ref, len)) {
+			t->failures++;
+			report(index, framing, in, len, out, o.data_size_out, ref, len,
+			       "reply differs from the reference reply");
+			return;
+		}
+		bad = pkt_verify_csums(out, len, framing);
+		if (bad) {
+			t->failures++;
+			report(index, framing, in, len, NULL, 0, NULL, 0,
+			       "reply checksums: %s", bad);
+		}
+		return;
+	}
+	if (o.retval != XDP_PASS && o.retval != XDP_DROP) {
+		t->failures++;
+		report(index, framing, in, len, NULL, 0, NULL, 0, "verdict %s",
+		       action_name(o.retval));
+	} else if (rv == PKT_REF_REPLY) {
+		t->failures++;
+		report(index, framing, in, len, NULL, 0, NULL, 0,
+		       "%s for an echo request the reference answers",
+		       action_name(o.retval));
+	} else if (rv == PKT_REF_KERNEL && o.retval == XDP_DROP) {
+		t->failures++;
+		report(index, framing, in, len, NULL, 0, NULL, 0,
+		       "XDP_DROP for a frame the kernel should see (%s)", why);
+	}
+	if (o.data_size_out != len || memcmp(out, in, len)) {
+		t->failures++;
+		report(index, framing, in, len, out, o.data_size_out, in, len,
+		       "%s changed the frame", action_name(o.retval));
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	uint8_t *in = malloc(MAX_FRAME * 2), *out = malloc(MAX_FRAME * 2);
+	uint8_t *ref = malloc(MAX_FRAME * 2), *scratch = malloc(MAX_FRAME);
+
+	if (!in || !out || !ref || !scratch) {
+		w->t.failures++;
+		fprintf(stderr, "out of memory\n");
+	} else {
+		for (uint64_t i = w->id; i < opt.frames; i += opt.jobs)
+			run_one(&w->t, i, in, out, ref, scratch);
+	}
+	free(in);
+	free(out);
+	free(ref);
+	free(scratch);
+	return NULL;
+}
+
+/* ---- Setup and the counter check ---- */
+
+static int read_counters(const struct instance *in, __u64 out[XDPONG_R_MAX])
+{
+	struct xdpong_counters vals[ncpus];
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(in->stats_fd, &key, vals))
+		return -errno;
+	memset(out, 0, sizeof(__u64) * XDPONG_R_MAX);
+	for (int c = 0; c < ncpus; c++)
+		for (int r = 0; r < XDPONG_R_MAX; r++)
+			out[r] += ((const __u64 *)&vals[c])[r];
+	return 0;
+}
+
+static int read_latency_count(const struct instance *in, __u64 *count)
+{
+	struct xdpong_latency vals[ncpus];
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(in->lat_fd, &key, vals))
+		return -errno;
+	*count = 0;
+	for (int c = 0; c < ncpus; c++)
+		*count += vals[c].count;
+	return 0;
+}
+
+static int setup_instance(enum pkt_framing framing)
+{
+	struct instance *in = &insts[framing];
+	struct xdpong_bpf *skel;
+	int err;
+
+	skel = xdpong_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->cfg_framing = framing == PKT_FRAMING_IP ? XDPONG_FRAMING_IP :
+								XDPONG_FRAMING_ETH;
+	skel->rodata->cfg_check_mac = framing == PKT_FRAMING_ETH;
+	memcpy((void *)skel->rodata->cfg_mac, our_mac, 6);
+	skel->rodata->cfg_latency_sample = 1;
+	err = xdpong_bpf__load(skel);
+	if (err) {
+		xdpong_bpf__destroy(skel);
+		return err;
+	}
+	in->skel = skel;
+	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
+		struct xdpong_addr_info info = { .origin = local_origin[p] };
+
+		if (prefixes[p].family == 4) {
+			struct xdpong_addr4_key k = { .prefixlen = prefixes[p].len };
+
+			memcpy(k.addr, prefixes[p].addr, 4);
+			err = bpf_map__update_elem(skel->maps.xdpong_addr4, &k, sizeof(k),
+						   &info, sizeof(info), 0);
+		} else {
+			struct xdpong_addr6_key k = { .prefixlen = prefixes[p].len };
+
+			memcpy(k.addr, prefixes[p].addr, 16);
+			err = bpf_map__update_elem(skel->maps.xdpong_addr6, &k, sizeof(k),
+						   &info, sizeof(info), 0);
+		}
+		if (err)
+			return err;
+	}
+	in->prog_fd = bpf_program__fd(skel->progs.xdpong);
+	in->stats_fd = bpf_map__fd(skel->maps.xdpong_stats);
+	in->lat_fd = bpf_map__fd(skel->maps.xdpong_latency);
+	in->ref.framing = framing;
+	in->ref.check_mac = framing == PKT_FRAMING_ETH;
+	memcpy(in->ref.mac, our_mac, 6);
+	in->ref.local = prefixes;
+	in->ref.n_local = ARRAY_SIZE(prefixes);
+	in->ref.own = own_prefixes;
+	in->ref.n_own = n_own;
+	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
+	return 0;
+}
+
+/*
+ * received = replied + passed + dropped, per outcome equal to the
+ * verdicts seen, replies per family, one latency sample per reply.
+ */
+static uint64_t check_counters(const struct tally *t)
+{
+	uint64_t bad = 0;
+
+	for (int f = 0; f < 2; f++) {
+		const char *fname = f == PKT_FRAMING_ETH ? "eth" : "tun";
+		__u64 c[XDPONG_R_MAX], by_outcome[3] = { 0 }, received = 0, lat = 0;
+
+		if (read_counters(&insts[f], c) || read_latency_count(&insts[f], &lat)) {
+			printf("FAIL %s: cannot read the maps\n", fname);
+			return 1;
+		}
+		for (int r = 0; r < XDPONG_R_MAX; r++) {
+			received += c[r];
+			by_outcome[reason_outcome[r]] += c[r];
+		}
+		printf("%s counters: received %llu = replied %llu + passed %llu + dropped %llu\n",
+		       fname, (unsigned long long)received,
+		       (unsigned long long)by_outcome[XDPONG_REPLIED],
+		       (unsigned long long)by_outcome[XDPONG_PASSED],
+		       (unsigned long long)by_outcome[XDPONG_DROPPED]);
+		for (int r = 0; r < XDPONG_R_MAX; r++)
+			if (c[r])
+				printf("  %-20s %llu\n", reason_names[r],
+				       (unsigned long long)c[r]);
+		if (received != t->pushed[f]) {
+			printf("FAIL %s: counters received %llu, frames pushed %" PRIu64 "\n",
+			       fname, (unsigned long long)received, t->pushed[f]);
+			bad++;
+		}
+		if (by_outcome[XDPONG_REPLIED] != t->verdict[f][XDP_TX] ||
+		    by_outcome[XDPONG_PASSED] != t->verdict[f][XDP_PASS] ||
+		    by_outcome[XDPONG_DROPPED] != t->verdict[f][XDP_DROP]) {
+			printf("FAIL %s: counters by outcome %llu/%llu/%llu, "
+			       "verdicts TX/PASS/DROP %" PRIu64 "/%" PRIu64 "/%" PRIu64 "\n",
+			       fname,
+			       (unsigned long long)by_outcome[XDPONG_REPLIED],
+			       (unsigned long long)by_outcome[XDPONG_PASSED],
+			       (unsigned long long)by_outcome[XDPONG_DROPPED],
+			       t->verdict[f][XDP_TX], t->verdict[f][XDP_PASS],
+			       t->verdict[f][XDP_DROP]);
+			bad++;
+		}
+		if (lat != t->verdict[f][XDP_TX]) {
+			printf("FAIL %s: latency samples %llu, replies %" PRIu64 "\n", fname,
+			       (unsigned long long)lat, t->verdict[f][XDP_TX]);
+			bad++;
+		}
+	}
+	return bad;
+}
+
+static int silent_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--frames N] [--seed S] [--jobs J] [--index I] [--max-print N] [-v]\n"
+		"  --frames N     frames to push (default 100000)\n"
+		"  --seed S       seed (default: from the clock; printed)\n"
+		"  --jobs J       threads (default: online CPUs)\n"
+		"  --index I      replay only frame I of the seed, verbosely\n"
+		"  --max-print N  failures printed in full (default 20)\n",
+		prog);
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && *s && !*end;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "frames", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "index", required_argument, NULL, 'i' },
+		{ "max-print", required_argument, NULL, 'm' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct timespec t0, t1;
+	struct worker *workers;
+	struct tally total = { 0 };
+	bool seeded = false;
+	uint64_t v, bad;
+	double secs;
+	long cpus;
+	int c, err;
+
+	while ((c = getopt_long(argc, argv, "n:s:j:i:m:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_u64(optarg, &opt.frames))
+				goto bad_arg;
+			break;
+		case 's':
+			if (!parse_u64(optarg, &opt.seed))
+				goto bad_arg;
+			seeded = true;
+			break;
+		case 'j':
+			if (!parse_u64(optarg, &v) || !v || v > 64)
+				goto bad_arg;
+			opt.jobs = (unsigned int)v;
+			break;
+		case 'i':
+			if (!parse_u64(optarg, &v) || v > INT64_MAX)
+				goto bad_arg;
+			opt.index = (int64_t)v;
+			break;
+		case 'm':
+			if (!parse_u64(optarg, &v) || v > UINT32_MAX)
+				goto bad_arg;
+			opt.max_print = (unsigned int)v;
+			break;
+		case 'v':
+			opt.verbose = true;
+			break;
+		case 'h':
+			usage(argv[0]);
+			return 0;
+		default:
+			goto bad_arg;
+		}
+	}
+	if (optind != argc) {
+bad_arg:
+		usage(argv[0]);
+		return 2;
+	}
+	if (!seeded) {
+		clock_gettime(CLOCK_REALTIME, &t0);
+		opt.seed = (uint64_t)t0.tv_sec * 1000003u ^ (uint64_t)t0.tv_nsec ^
+			   (uint64_t)getpid() << 32;
+	}
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!opt.jobs)
+		opt.jobs = cpus > 0 ? (unsigned int)cpus : 1;
+	if (opt.index >= 0) {
+		opt.verbose = true;
+		opt.jobs = 1;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	libbpf_set_print(silent_print);
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		fprintf(stderr, "cannot count possible CPUs\n");
+		return 1;
+	}
+	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
+		if (pkt_prefix_parse(local_prefixes[p], &prefixes[p]))
+			return 1;
+		if (local_origin[p] == XDPONG_ADDR_IFACE)
+			own_prefixes[n_own++] = prefixes[p];
+	}
+	for (int f = 0; f < 2; f++) {
+		err = setup_instance(f);
+		if (err) {
+			fprintf(stderr, "cannot load the %s program: %s\n",
+				f == PKT_FRAMING_ETH ? "eth" : "tun", strerror(-err));
+			return 1;
+		}
+	}
+
+	printf("seed %" PRIu64 "\n", opt.seed);
+	if (opt.index >= 0) {
+		uint8_t *in = malloc(MAX_FRAME * 2), *out = malloc(MAX_FRAME * 2);
+		uint8_t *ref = malloc(MAX_FRAME * 2), *scratch = malloc(MAX_FRAME);
+
+		if (!in || !out || !ref || !scratch)
+			return 1;
+		run_one(&total, (uint64_t)opt.index, in, out, ref, scratch);
+		printf("%" PRIu64 " failures\n", total.failures);
+		return total.failures ? 1 : 0;
+	}
+
+	printf("frames %" PRIu64 ", jobs %u\n", opt.frames, opt.jobs);
+	workers = calloc(opt.jobs, sizeof(*workers));
+	if (!workers)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned int j = 0; j < opt.jobs; j++) {
+		workers[j].id = j;
+		if (pthread_create(&workers[j].thread, NULL, worker_main, &workers[j])) {
+			fprintf(stderr, "cannot start a thread\n");
+			return 1;
+		}
+	}
+	for (unsigned int j = 0; j < opt.jobs; j++) {
+		const struct tally *t = &workers[j].t;
+
+		pthread_join(workers[j].thread, NULL);
+		for (int f = 0; f < 2; f++) {
+			total.pushed[f] += t->pushed[f];
+			total.tx_family[f] += t->tx_family[f];
+			for (int a = 0; a < 5; a++)
+				total.verdict[f][a] += t->verdict[f][a];
+		}
+		for (int k = 0; k < 3; k++)
+			total.ref_class[k] += t->ref_class[k];
+		total.failures += t->failures;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("%" PRIu64 " frames in %.2f s: %.0f frames/s\n",
+	       total.pushed[0] + total.pushed[1], secs,
+	       (double)(total.pushed[0] + total.pushed[1]) / (secs > 0 ? secs : 1));
+	printf("verdicts: XDP_TX %" PRIu64 " (IPv4 %" PRIu64 ", IPv6 %" PRIu64
+	       "), XDP_PASS %" PRIu64 ", XDP_DROP %" PRIu64 "\n",
+	       total.verdict[0][XDP_TX] + total.verdict[1][XDP_TX], total.tx_family[0],
+	       total.tx_family[1], total.verdict[0][XDP_PASS] + total.verdict[1][XDP_PASS],
+	       total.verdict[0][XDP_DROP] + total.verdict[1][XDP_DROP]);
+	printf("reference: reply %" PRIu64 ", kernel %" PRIu64 ", invalid %" PRIu64 "\n",
+	       total.ref_class[PKT_REF_REPLY], total.ref_class[PKT_REF_KERNEL],
+	       total.ref_class[PKT_REF_INVALID]);
+	bad = check_counters(&total);
+	printf("%" PRIu64 " failures%s\n", total.failures + bad,
+	       total.failures > opt.max_print ? " (the first ones printed)" : "");
+	for (int f = 0; f < 2; f++)
+		xdpong_bpf__destroy(insts[f].skel);
+	free(workers);
+	return total.failures + bad ? 1 : 0;
+}

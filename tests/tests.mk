@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+# Unit tests and fuzz harness of the XDP program, included by the Makefile.
+# `make tests` builds them; run as root:
+#   build/tests/test_xdpong            table-driven fixtures
+#   build/tests/fuzz_xdpong --frames N [--seed S] [--jobs J]
+# `make fuzz` pushes FUZZ_FRAMES (10 million) frames, `make fuzz-short` 100,000.
+
+FUZZ_FRAMES ?= 10000000
+FUZZ_SHORT_FRAMES ?= 100000
+FUZZ_ARGS ?=
+
+TESTS_PKT_HDRS := tests/lib/packet.h
+TESTS_BPF_HDRS := include/xdpong.h $(BUILD)/xdpong.skel.h
+TESTS_LDLIBS := -lbpf -lelf -lz -pthread
+
+$(BUILD)/tests/packet.o: tests/lib/packet.c $(TESTS_PKT_HDRS) | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+
+$(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_PKT_HDRS) $(TESTS_BPF_HDRS) | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+
+$(BUILD)/tests/fuzz_xdpong.o: tests/fuzz/fuzz_xdpong.c $(TESTS_PKT_HDRS) $(TESTS_BPF_HDRS) | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib -pthread -c $< -o $@
+
+$(BUILD)/tests/test_xdpong: $(BUILD)/tests/test_xdpong.o $(BUILD)/tests/packet.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
+
+$(BUILD)/tests/fuzz_xdpong: $(BUILD)/tests/fuzz_xdpong.o $(BUILD)/tests/packet.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
+
+TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/fuzz_xdpong
+
+.PHONY: fuzz fuzz-short
+fuzz: $(BUILD)/tests/fuzz_xdpong
+	$(Q)$< --frames $(FUZZ_FRAMES) $(FUZZ_ARGS)
+
+fuzz-short: $(BUILD)/tests/fuzz_xdpong
+	$(Q)$< --frames $(FUZZ_SHORT_FRAMES) $(FUZZ_ARGS)

@@ -1,0 +1,1103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the XDP program: hand-built frames through the real
+ * program with bpf_prog_test_run_opts, one run each, asserting the
+ * verdict, the one reason counter that moved, the latency histogram,
+ * every output byte and the reply checksums.
+ *
+ * Adding a case is one line in fixtures[] below (see tests/unit/README):
+ *   { "name", INSTANCE, V4(.field = value, ...), R(reason), REPLY|SAME },
+ * V4()/V6()/RAW() start from a valid echo request to one of our addresses;
+ * REPLY means the output must equal pkt_reference_reply(), SAME that it
+ * must equal the input.
+ *
+ * Run as root: build/tests/test_xdpong [-v]. Last line: "N passed, N failed".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdpong.h"
+#include "xdpong.skel.h"
+#include "packet.h"
+
+/* Fixture rows override the defaults of V4()/V6(): later initializers win. */
+#pragma GCC diagnostic ignored "-Woverride-init"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_FRAME 4096
+/* Largest frame bpf_prog_test_run keeps linear: PAGE_SIZE - headroom - shinfo. */
+#define MAX_LINEAR_FRAME 3520
+
+/* ---- Addresses: RFC 5737 / RFC 3849 documentation ranges ---- */
+#define OUR_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
+#define PEER_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 }
+#define OTHER_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x99 }
+#define BCAST_MAC { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define MCAST4_MAC { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 }
+#define MCAST6_MAC { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+
+#define OURS4 { 192, 0, 2, 1 }     /* interface address, /32 */
+#define OPER4 { 198, 51, 100, 77 } /* inside the operator's 198.51.100.0/24 */
+#define PEER4 { 203, 0, 113, 7 }
+#define A6(...) { __VA_ARGS__ }
+#define OURS6 A6(0x20, 0x01, 0x0d, 0xb8, [15] = 1)                /* 2001:db8::1 */
+#define OPER6 A6(0x20, 0x01, 0x0d, 0xb8, 0, 1, [14] = 0xab, 0xcd) /* in 2001:db8:1::/64 */
+#define PEER6 A6(0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, [15] = 7)    /* 2001:db8:ffff::7 */
+
+static const char *const local_prefixes[] = {
+	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
+};
+static const uint32_t local_origin[] = {
+	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
+	XDPONG_ADDR_OPERATOR,
+};
+
+/* ---- Program instances: one skeleton per rodata configuration ---- */
+enum inst {
+	ETH,    /* Ethernet, cfg_check_mac=1, latency sampled 1 in 1 */
+	TUN,    /* cfg_framing=XDPONG_FRAMING_IP */
+	NOMAC,  /* Ethernet, cfg_check_mac=0, latency sampling off */
+	RATE,   /* per-source limit 2 pps, burst 3 */
+	GLOBAL, /* global limit 2 pps, burst 3 */
+	RATE_TUN,   /* the same two with TUN framing */
+	GLOBAL_TUN,
+	N_INST
+};
+
+#define RATE_COST_NS 500000000ULL /* 1e9 / 2 pps */
+#define RATE_BURST 3
+
+struct instance {
+	const char *name;
+	struct xdpong_bpf *skel;
+	int prog_fd, stats_fd, lat_fd;
+	const char *load_error; /* why the skeleton did not load, or NULL */
+	bool sampled; /* cfg_latency_sample == 1 */
+	struct pkt_ref_config ref;
+};
+
+static struct instance insts[N_INST] = {
+	[ETH] = { .name = "eth" },
+	[TUN] = { .name = "tun" },
+	[NOMAC] = { .name = "nomac" },
+	[RATE] = { .name = "rate" },
+	[GLOBAL] = { .name = "global" },
+	[RATE_TUN] = { .name = "rate-tun" },
+	[GLOBAL_TUN] = { .name = "global-tun" },
+};
+
+static struct pkt_prefix prefixes[ARRAY_SIZE(local_prefixes)];
+static struct pkt_prefix own_prefixes[ARRAY_SIZE(local_prefixes)];
+static size_t n_own;
+static int ncpus;
+static bool verbose;
+static char libbpf_last[160]; /* last line of the last verifier log */
+static unsigned int n_passed, n_failed;
+
+/* ---- Reasons, from the X-macro ---- */
+#define X_NAME(name, outcome, desc) #name,
+static const char *const reason_names[] = { XDPONG_REASONS(X_NAME) };
+#undef X_NAME
+#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
+static const enum xdpong_outcome reason_outcome[] = { XDPONG_REASONS(X_OUTCOME) };
+#undef X_OUTCOME
+
+#define R(name) XDPONG_R_##name
+
+static int verdict_of(enum xdpong_reason r)
+{
+	switch (reason_outcome[r]) {
+	case XDPONG_REPLIED:
+		return XDP_TX;
+	case XDPONG_PASSED:
+		return XDP_PASS;
+	default:
+		return XDP_DROP;
+	}
+}
+
+static const char *verdict_name(unsigned int v)
+{
+	static const char *const names[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS",
+					     "XDP_TX", "XDP_REDIRECT" };
+
+	return v < ARRAY_SIZE(names) ? names[v] : "XDP_?";
+}
+
+/* ---- Fixtures ---- */
+enum out { SAME, REPLY };
+
+struct fixture {
+	const char *name;
+	enum inst inst;
+	struct pkt_spec spec; /* built with pkt_build(); framing from inst */
+	const uint8_t *raw;   /* or these bytes as they are */
+	size_t raw_len;
+	enum xdpong_reason reason;
+	enum out out;
+	uint32_t want_csum;   /* CSUM(v): the reply's ICMP checksum must be v */
+};
+
+#define CSUM(v) .want_csum = 0x10000u | (v)
+
+/* TTL 57: every reply fixture also checks that TTL/hop limit become 64. */
+#define SPEC_COMMON                                                          \
+	.eth_dst = OUR_MAC, .eth_src = PEER_MAC, .ttl = 57, .icmp_id = 0x1234, \
+	.icmp_seq = 1, .payload_len = 56, .payload_fill = PKT_FILL_COUNT
+#define V4(...)                                                             \
+	.spec = { SPEC_COMMON, .family = 4, .proto = PKT_PROTO_ICMP,       \
+		  .icmp_type = PKT_ICMP_ECHO, .ip4_src = PEER4,            \
+		  .ip4_dst = OURS4, .ip_id = 0x1c46, .frag = 0x4000,       \
+		  __VA_ARGS__ }, NO_RAW
+#define V6(...)                                                             \
+	.spec = { SPEC_COMMON, .family = 6, .proto = PKT_PROTO_ICMPV6,     \
+		  .icmp_type = PKT_ICMPV6_ECHO_REQUEST, .ip6_src = PEER6,  \
+		  .ip6_dst = OURS6, __VA_ARGS__ }, NO_RAW
+/* Designated last, so the row's reason and output follow positionally. */
+#define NO_RAW .raw = NULL, .raw_len = 0
+#define RAW(a) .raw = a, .raw_len = sizeof(a)
+#define BYTES(...) ((const uint8_t[]){ __VA_ARGS__ })
+#define PAYLOAD(...) .payload = BYTES(__VA_ARGS__), \
+	.payload_len = sizeof(BYTES(__VA_ARGS__))
+
+/* Ethernet-framed frames that are not IP. */
+static const uint8_t arp_request[] = {
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x06,
+	0, 1, 0x08, 0, 6, 4, 0, 1,                   /* Ethernet/IPv4, request */
+	0x02, 0, 0, 0, 0, 0x02, 203, 0, 113, 7,      /* sender */
+	0, 0, 0, 0, 0, 0, 192, 0, 2, 1,              /* target */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 /* padding to 60 */
+};
+static const uint8_t arp_reply[] = {
+	0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x08, 0x06,
+	0, 1, 0x08, 0, 6, 4, 0, 2,
+	0x02, 0, 0, 0, 0, 0x02, 203, 0, 113, 7,
+	0x02, 0, 0, 0, 0, 0x01, 192, 0, 2, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+/* An 802.1Q-tagged echo request: the program does not look inside VLANs. */
+static const uint8_t vlan_frame[] = {
+	0x02, 0, 0, 0, 0, 0x01, 0x02, 0, 0, 0, 0, 0x02, 0x81, 0x00, 0x00, 0x64,
+	0x08, 0x00, 0x45, 0, 0, 28, 0, 0, 0x40, 0, 64, 1, 0, 0,
+	203, 0, 113, 7, 192, 0, 2, 1, 8, 0, 0xf7, 0xff, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const uint8_t lldp_frame[] = {
+	0x01, 0x80, 0xc2, 0, 0, 0x0e, 0x02, 0, 0, 0, 0, 0x02, 0x88, 0xcc,
+	0x02, 0x07, 0x04, 0x02, 0, 0, 0, 0, 0x02, 0x04, 0x03, 0x05, 0x65, 0x74,
+	0x68, 0x00, 0x00, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+/* TUN framing: bytes that start with version nibbles other than 4 and 6. */
+static const uint8_t tun_version5[] = {
+	0x55, 0, 0, 28, 0, 0, 0x40, 0, 64, 1, 0, 0, 203, 0, 113, 7, 192, 0, 2, 1,
+	8, 0, 0xf7, 0xff, 0, 0, 0, 0
+};
+static const uint8_t tun_version0[] = {
+	0x00, 0, 0, 28, 0, 0, 0x40, 0, 64, 1, 0, 0, 203, 0, 113, 7, 192, 0, 2, 1,
+	8, 0, 0xf7, 0xff, 0, 0, 0, 0
+};
+static const uint8_t tun_version15[] = {
+	0xf5, 0, 0, 28, 0, 0, 0x40, 0, 64, 1, 0, 0, 203, 0, 113, 7, 192, 0, 2, 1,
+	8, 0, 0xf7, 0xff, 0, 0, 0, 0
+};
+
+/* IPv6 extension headers carrying ICMPv6 after them (RFC 8200 4). */
+#define EXT_HBH BYTES(58, 0, 1, 4, 0, 0, 0, 0)      /* hop-by-hop, PadN */
+#define EXT_DSTOPT BYTES(58, 0, 1, 4, 0, 0, 0, 0)   /* destination options */
+#define EXT_ROUTING BYTES(58, 0, 0, 0, 0, 0, 0, 0)  /* type 0, 0 segments left */
+#define EXT_FRAG BYTES(58, 0, 0, 0, 0, 0, 0x12, 0x34) /* offset 0, last fragment */
+
+/* The order does not matter; names must be unique for the failure lines. */
+static const struct fixture fixtures[] = {
+	/* Happy paths and payload sizes (RFC 792, RFC 4443 4.2) */
+	{ "v4 echo, 56-byte payload", ETH, V4(), R(reply_echo4), REPLY },
+	{ "v6 echo, 56-byte payload", ETH, V6(), R(reply_echo6), REPLY },
+	{ "v4 echo, empty payload", ETH, V4(.payload_len = 0), R(reply_echo4), REPLY },
+	{ "v4 echo, 1-byte payload", ETH, V4(.payload_len = 1), R(reply_echo4), REPLY },
+	{ "v4 echo, 3-byte payload", ETH, V4(.payload_len = 3), R(reply_echo4), REPLY },
+	{ "v4 echo, 37-byte payload", ETH, V4(.payload_len = 37), R(reply_echo4), REPLY },
+	{ "v4 echo, 1471-byte payload", ETH, V4(.payload_len = 1471), R(reply_echo4), REPLY },
+	{ "v4 echo, 1500-byte IP packet", ETH, V4(.payload_len = 1472), R(reply_echo4), REPLY },
+	{ "v4 echo, largest linear test frame", ETH,
+	  V4(.payload_len = MAX_LINEAR_FRAME - 14 - 28), R(reply_echo4), REPLY },
+	{ "v6 echo, empty payload", ETH, V6(.payload_len = 0), R(reply_echo6), REPLY },
+	{ "v6 echo, 1-byte payload", ETH, V6(.payload_len = 1), R(reply_echo6), REPLY },
+	{ "v6 echo, 37-byte payload", ETH, V6(.payload_len = 37), R(reply_echo6), REPLY },
+	{ "v6 echo, 1500-byte IP packet", ETH, V6(.payload_len = 1452), R(reply_echo6), REPLY },
+	{ "v6 echo, largest linear test frame", ETH,
+	  V6(.payload_len = MAX_LINEAR_FRAME - 14 - 48), R(reply_echo6), REPLY },
+	{ "v4 echo, random-looking payload", ETH,
+	  V4(PAYLOAD(0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x80, 0x01, 0x7f)),
+	  R(reply_echo4), REPLY },
+
+	/* Checksum corners: an all-zero reply sums to +0 and carries 0xffff */
+	{ "v4 all-zero reply, empty payload", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), R(reply_echo4), REPLY,
+	  CSUM(0xffff) },
+	{ "v4 all-zero reply, 32 zero bytes", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 32, .payload_fill = 0),
+	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	{ "v4 all-zero reply, 1 zero byte", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 1, .payload_fill = 0),
+	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	{ "v4 all-zero reply in a padded 60-byte frame", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0, .pad_to = 60,
+	     .pad_byte = 0xff),
+	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	{ "v4 zero id/seq/payload but code 1", ETH,
+	  V4(.icmp_code = 1, .icmp_id = 0, .icmp_seq = 0, .payload_len = 0),
+	  R(reply_echo4), REPLY, CSUM(0xfffe) },
+	{ "v4 reply checksum 0x0000 when data is not zero", ETH,
+	  V4(.icmp_id = 0xffff, .icmp_seq = 0, .payload_len = 0), R(reply_echo4),
+	  REPLY, CSUM(0x0000) },
+	{ "v4 request checksum 0x0000", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, PAYLOAD(0xf7, 0xff)), R(reply_echo4),
+	  REPLY, CSUM(0x0800) },
+	{ "v4 request checksum 0xffff (other zero)", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, PAYLOAD(0xf7, 0xff), .icmp_csum_delta = -1),
+	  R(reply_echo4), REPLY, CSUM(0x0800) },
+	{ "v6 zero id/seq, empty payload", ETH,
+	  V6(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), R(reply_echo6), REPLY },
+	{ "v6 zero id/seq, 16 zero bytes", ETH,
+	  V6(.icmp_id = 0, .icmp_seq = 0, .payload_len = 16, .payload_fill = 0),
+	  R(reply_echo6), REPLY },
+
+	/* Fields kept or set */
+	{ "v4 echo, code 5 kept", ETH, V4(.icmp_code = 5), R(reply_echo4), REPLY },
+	{ "v4 echo, code 255 kept", ETH, V4(.icmp_code = 255), R(reply_echo4), REPLY },
+	{ "v6 echo, code 7 kept", ETH, V6(.icmp_code = 7), R(reply_echo6), REPLY },
+	{ "v4 TOS, IP id, DF kept", ETH, V4(.tos = 0xb8, .ip_id = 0xbeef),
+	  R(reply_echo4), REPLY },
+	{ "v4 without DF", ETH, V4(.frag = 0), R(reply_echo4), REPLY },
+	{ "v4 TTL 1 becomes 64", ETH, V4(.ttl = 1), R(reply_echo4), REPLY },
+	{ "v4 TTL 255 becomes 64", ETH, V4(.ttl = 255), R(reply_echo4), REPLY },
+	{ "v4 TTL 0 becomes 64", ETH, V4(.ttl = 0), R(reply_echo4), REPLY },
+	{ "v6 class, flow kept, hop limit 1", ETH,
+	  V6(.tos = 0xb8, .flow = 0xabcde, .ttl = 1), R(reply_echo6), REPLY },
+	{ "v4 max id and seq", ETH, V4(.icmp_id = 0xffff, .icmp_seq = 0xffff),
+	  R(reply_echo4), REPLY },
+	{ "v4 private source", ETH, V4(.ip4_src = { 10, 1, 2, 3 }), R(reply_echo4), REPLY },
+	{ "v4 source inside the operator /24", ETH,
+	  V4(.ip4_src = { 198, 51, 100, 5 }), R(reply_echo4), REPLY },
+	{ "v6 link-local source", ETH,
+	  V6(.ip6_src = A6(0xfe, 0x80, [15] = 2)), R(reply_echo6), REPLY },
+	{ "v6 v4-mapped source", ETH,
+	  V6(.ip6_src = A6([10] = 0xff, 0xff, 192, 0, 2, 99)), R(reply_echo6), REPLY },
+
+	/* Padding after the IP packet: not summed, not in lengths, unchanged */
+	{ "v4 empty payload padded to 60 with 0xa5", ETH,
+	  V4(.payload_len = 0, .pad_to = 60, .pad_byte = 0xa5), R(reply_echo4), REPLY },
+	{ "v4 1-byte payload padded to 60 with 0x5a", ETH,
+	  V4(.payload_len = 1, .pad_to = 60, .pad_byte = 0x5a), R(reply_echo4), REPLY },
+	{ "v4 10-byte payload padded to 60 with 0x01", ETH,
+	  V4(.payload_len = 10, .pad_to = 60, .pad_byte = 0x01), R(reply_echo4), REPLY },
+	{ "v4 56-byte payload, 7 trailing bytes", ETH,
+	  V4(.pad_len = 7, .pad_byte = 0xee), R(reply_echo4), REPLY },
+	{ "v6 empty payload, 6 padding bytes 0xee", ETH,
+	  V6(.payload_len = 0, .pad_len = 6, .pad_byte = 0xee), R(reply_echo6), REPLY },
+	{ "v6 1-byte payload, 11 padding bytes 0x80", ETH,
+	  V6(.payload_len = 1, .pad_len = 11, .pad_byte = 0x80), R(reply_echo6), REPLY },
+	{ "v4 total length 16 short: tail not summed", ETH,
+	  V4(.len_delta = -16), R(drop_bad_icmp_csum), SAME },
+
+	/* Operator prefixes (--addr) */
+	{ "v4 operator /24 host", ETH, V4(.ip4_dst = OPER4), R(reply_echo4), REPLY },
+	{ "v4 operator /24 first address", ETH,
+	  V4(.ip4_dst = { 198, 51, 100, 0 }), R(reply_echo4), REPLY },
+	{ "v6 operator /64 host", ETH, V6(.ip6_dst = OPER6), R(reply_echo6), REPLY },
+	{ "v6 operator /64 last address", ETH,
+	  V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0xff, 0xff, 0xff,
+			   0xff, 0xff, 0xff, 0xff, 0xff)),
+	  R(reply_echo6), REPLY },
+
+	/* drop_truncated: the frame ends inside a header */
+	{ "v4 frame of Ethernet header only", ETH, V4(.truncate = 14), R(drop_truncated), SAME },
+	{ "v4 cut at 20 bytes", ETH, V4(.truncate = 20), R(drop_truncated), SAME },
+	{ "v4 cut at 33 bytes", ETH, V4(.truncate = 33), R(drop_truncated), SAME },
+	{ "v6 frame of Ethernet header only", ETH, V6(.truncate = 14), R(drop_truncated), SAME },
+	{ "v6 cut at 40 bytes", ETH, V6(.truncate = 40), R(drop_truncated), SAME },
+	{ "v6 cut at 53 bytes", ETH, V6(.truncate = 53), R(drop_truncated), SAME },
+	/* drop_bad_length: the IP length runs past the frame end */
+	{ "v4 cut at 34 bytes (IP header only)", ETH, V4(.truncate = 34),
+	  R(drop_bad_length), SAME },
+	{ "v4 cut inside the payload", ETH, V4(.truncate = 60), R(drop_bad_length), SAME },
+	{ "v6 cut at 54 bytes (IP header only)", ETH, V6(.truncate = 54),
+	  R(drop_bad_length), SAME },
+	{ "v6 cut inside the payload", ETH, V6(.truncate = 100), R(drop_bad_length), SAME },
+
+	/* drop_bad_version, drop_bad_ihl, drop_bad_length */
+	{ "v4 ethertype with version 6", ETH, V4(.version = 6), R(drop_bad_version), SAME },
+	{ "v4 ethertype with version 5", ETH, V4(.version = 5), R(drop_bad_version), SAME },
+	{ "v4 ethertype with version 0", ETH, V4(.version = PKT_NIBBLE_0),
+	  R(drop_bad_version), SAME },
+	{ "v4 ethertype with version 15", ETH, V4(.version = 15), R(drop_bad_version), SAME },
+	{ "v6 ethertype with version 4", ETH, V6(.version = 4), R(drop_bad_version), SAME },
+	{ "v6 ethertype with version 7", ETH, V6(.version = 7), R(drop_bad_version), SAME },
+	{ "v4 IHL 4", ETH, V4(.ihl = 4), R(drop_bad_ihl), SAME },
+	{ "v4 IHL 0", ETH, V4(.ihl = PKT_NIBBLE_0), R(drop_bad_ihl), SAME },
+	{ "v4 total length one beyond the frame", ETH, V4(.len_delta = 1),
+	  R(drop_bad_length), SAME },
+	{ "v4 total length 0xffff", ETH, V4(.len_delta = 0xffff - 84), R(drop_bad_length), SAME },
+	{ "v4 total length 19, below IHL", ETH,
+	  V4(.payload_len = 0, .len_delta = -9, .pad_to = 60), R(drop_bad_length), SAME },
+	{ "v4 total length 20, no ICMP header", ETH,
+	  V4(.payload_len = 0, .len_delta = -8, .pad_to = 60), R(drop_bad_length), SAME },
+	{ "v4 total length 27, ICMP header cut", ETH,
+	  V4(.payload_len = 0, .len_delta = -1, .pad_to = 60), R(drop_bad_length), SAME },
+	{ "v6 payload length one beyond the frame", ETH, V6(.len_delta = 1),
+	  R(drop_bad_length), SAME },
+	{ "v6 payload length 7", ETH, V6(.payload_len = 0, .len_delta = -1),
+	  R(drop_bad_length), SAME },
+	{ "v6 payload length 0", ETH, V6(.payload_len = 0, .len_delta = -8),
+	  R(drop_bad_length), SAME },
+
+	/* Checksums (RFC 1071, RFC 8200 8.1) */
+	{ "v4 header checksum off by one", ETH, V4(.ip_csum_delta = 1), R(drop_bad_ip_csum), SAME },
+	{ "v4 header checksum off by 0x100", ETH, V4(.ip_csum_delta = 0x100),
+	  R(drop_bad_ip_csum), SAME },
+	{ "v4 ICMP checksum off by one", ETH, V4(.icmp_csum_delta = 1),
+	  R(drop_bad_icmp_csum), SAME },
+	{ "v4 ICMP checksum off, odd payload", ETH,
+	  V4(.payload_len = 37, .icmp_csum_delta = -0x1000), R(drop_bad_icmp_csum), SAME },
+	{ "v4 all-zero request with checksum 0", ETH,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0, .icmp_csum_delta = 0x0801),
+	  R(drop_bad_icmp_csum), SAME },
+	{ "v6 ICMPv6 checksum off by one", ETH, V6(.icmp_csum_delta = 1),
+	  R(drop_bad_icmp_csum), SAME },
+	{ "v6 ICMPv6 checksum off, empty payload", ETH,
+	  V6(.payload_len = 0, .icmp_csum_delta = 0x4000), R(drop_bad_icmp_csum), SAME },
+
+	/* drop_martian_src (RFC 1812 5.3.7, RFC 4291 2.5.2/2.5.3/2.7) */
+	{ "v4 source 0.0.0.0", ETH, V4(.ip4_src = { 0, 0, 0, 0 }), R(drop_martian_src), SAME },
+	{ "v4 source 0.1.2.3", ETH, V4(.ip4_src = { 0, 1, 2, 3 }), R(drop_martian_src), SAME },
+	{ "v4 source 127.0.0.1", ETH, V4(.ip4_src = { 127, 0, 0, 1 }), R(drop_martian_src), SAME },
+	{ "v4 source 127.255.255.254", ETH, V4(.ip4_src = { 127, 255, 255, 254 }),
+	  R(drop_martian_src), SAME },
+	{ "v4 source 224.0.0.1", ETH, V4(.ip4_src = { 224, 0, 0, 1 }), R(drop_martian_src), SAME },
+	{ "v4 source 239.255.255.250", ETH, V4(.ip4_src = { 239, 255, 255, 250 }),
+	  R(drop_martian_src), SAME },
+	{ "v4 source 255.255.255.255", ETH, V4(.ip4_src = { 255, 255, 255, 255 }),
+	  R(drop_martian_src), SAME },
+	{ "v6 source ff02::1", ETH, V6(.ip6_src = A6(0xff, 0x02, [15] = 1)),
+	  R(drop_martian_src), SAME },
+	{ "v6 source ff0e::1", ETH, V6(.ip6_src = A6(0xff, 0x0e, [15] = 1)),
+	  R(drop_martian_src), SAME },
+	{ "v6 source ::", ETH, V6(.ip6_src = A6(0)), R(drop_martian_src), SAME },
+	{ "v6 source ::1", ETH, V6(.ip6_src = A6([15] = 1)), R(drop_martian_src), SAME },
+	{ "v4 source is our interface address", ETH, V4(.ip4_src = OURS4),
+	  R(drop_martian_src), SAME },
+	{ "v4 source is our address, to the /24", ETH,
+	  V4(.ip4_src = OURS4, .ip4_dst = OPER4), R(drop_martian_src), SAME },
+
+	/* pass_not_ip */
+	{ "ARP request", ETH, RAW(arp_request), R(pass_not_ip), SAME },
+	{ "ARP reply to us", ETH, RAW(arp_reply), R(pass_not_ip), SAME },
+	{ "802.1Q tagged echo", ETH, RAW(vlan_frame), R(pass_not_ip), SAME },
+	{ "LLDP", ETH, RAW(lldp_frame), R(pass_not_ip), SAME },
+	{ "v4 echo under ethertype 0x8137", ETH, V4(.ethertype = 0x8137), R(pass_not_ip), SAME },
+	{ "ethertype only, 14-byte frame", ETH, V4(.ethertype = 0x88b5, .truncate = 14),
+	  R(pass_not_ip), SAME },
+
+	/* pass_l2_group, pass_l2_other_host */
+	{ "v4 to broadcast MAC", ETH, V4(.eth_dst = BCAST_MAC), R(pass_l2_group), SAME },
+	{ "v4 to multicast MAC", ETH, V4(.eth_dst = MCAST4_MAC), R(pass_l2_group), SAME },
+	{ "v6 to multicast MAC", ETH, V6(.eth_dst = MCAST6_MAC), R(pass_l2_group), SAME },
+	{ "v4 from multicast MAC", ETH, V4(.eth_src = MCAST4_MAC), R(pass_l2_group), SAME },
+	{ "v6 from broadcast MAC", ETH, V6(.eth_src = BCAST_MAC), R(pass_l2_group), SAME },
+	{ "v4 group MAC beats bad checksum", ETH,
+	  V4(.eth_dst = BCAST_MAC, .ip_csum_delta = 1), R(pass_l2_group), SAME },
+	{ "v4 to another host's MAC", ETH, V4(.eth_dst = OTHER_MAC), R(pass_l2_other_host), SAME },
+	{ "v6 to another host's MAC", ETH, V6(.eth_dst = OTHER_MAC), R(pass_l2_other_host), SAME },
+	{ "v4 to MAC differing in the last bit", ETH,
+	  V4(.eth_dst = { 0x02, 0, 0, 0, 0, 0x00 }), R(pass_l2_other_host), SAME },
+	{ "v4 to MAC differing in the first byte", ETH,
+	  V4(.eth_dst = { 0x06, 0, 0, 0, 0, 0x01 }), R(pass_l2_other_host), SAME },
+
+	/* pass_ip_options, pass_ipv6_ext */
+	{ "v4 router alert option", ETH,
+	  V4(.opts = BYTES(0x94, 0x04, 0, 0), .opts_len = 4), R(pass_ip_options), SAME },
+	{ "v4 four NOP options", ETH,
+	  V4(.opts = BYTES(1, 1, 1, 1), .opts_len = 4), R(pass_ip_options), SAME },
+	{ "v4 40 bytes of options (IHL 15)", ETH,
+	  V4(.opts = BYTES(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+			   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+			   1, 0),
+	     .opts_len = 40),
+	  R(pass_ip_options), SAME },
+	{ "v6 hop-by-hop header", ETH,
+	  V6(.proto = 0, .opts = EXT_HBH, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	{ "v6 fragment header", ETH,
+	  V6(.proto = 44, .opts = EXT_FRAG, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	{ "v6 routing header", ETH,
+	  V6(.proto = 43, .opts = EXT_ROUTING, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	{ "v6 destination options header", ETH,
+	  V6(.proto = 60, .opts = EXT_DSTOPT, .opts_len = 8), R(pass_ipv6_ext), SAME },
+
+	/* pass_not_icmp */
+	{ "v4 UDP", ETH, V4(.proto = 17), R(pass_not_icmp), SAME },
+	{ "v4 TCP", ETH, V4(.proto = 6), R(pass_not_icmp), SAME },
+	{ "v4 ICMPv6 number in IPv4", ETH, V4(.proto = 58), R(pass_not_icmp), SAME },
+	{ "v6 UDP", ETH, V6(.proto = 17), R(pass_not_icmp), SAME },
+	{ "v6 no next header (59)", ETH, V6(.proto = 59), R(pass_not_icmp), SAME },
+	{ "v6 ICMP (1) instead of ICMPv6", ETH, V6(.proto = 1), R(pass_not_icmp), SAME },
+
+	/* pass_fragment (RFC 791: MF or a non-zero offset) */
+	{ "v4 first fragment (MF)", ETH, V4(.frag = 0x2000), R(pass_fragment), SAME },
+	{ "v4 last fragment (offset 1)", ETH, V4(.frag = 0x0001), R(pass_fragment), SAME },
+	{ "v4 DF and MF", ETH, V4(.frag = 0x6000), R(pass_fragment), SAME },
+	{ "v4 largest offset", ETH, V4(.frag = 0x1fff), R(pass_fragment), SAME },
+	{ "v4 fragment with bad ICMP checksum", ETH,
+	  V4(.frag = 0x2000, .icmp_csum_delta = 3), R(pass_fragment), SAME },
+
+	/* pass_dst_group */
+	{ "v4 to 255.255.255.255", ETH, V4(.ip4_dst = { 255, 255, 255, 255 }),
+	  R(pass_dst_group), SAME },
+	{ "v4 to 224.0.0.1", ETH, V4(.ip4_dst = { 224, 0, 0, 1 }), R(pass_dst_group), SAME },
+	{ "v4 to 239.1.2.3", ETH, V4(.ip4_dst = { 239, 1, 2, 3 }), R(pass_dst_group), SAME },
+	{ "v6 to ff02::1", ETH, V6(.ip6_dst = A6(0xff, 0x02, [15] = 1)), R(pass_dst_group), SAME },
+	{ "v6 to solicited-node group", ETH,
+	  V6(.ip6_dst = A6(0xff, 0x02, [11] = 1, 0xff, 0, 0, 1)), R(pass_dst_group), SAME },
+	{ "v6 to ff05::2 with extension header", ETH,
+	  V6(.ip6_dst = A6(0xff, 0x05, [15] = 2), .proto = 0, .opts = EXT_HBH, .opts_len = 8),
+	  R(pass_dst_group), SAME },
+
+	/* pass_dst_not_local */
+	{ "v4 to 192.0.2.2", ETH, V4(.ip4_dst = { 192, 0, 2, 2 }), R(pass_dst_not_local), SAME },
+	{ "v4 to just past the /24", ETH, V4(.ip4_dst = { 198, 51, 101, 0 }),
+	  R(pass_dst_not_local), SAME },
+	{ "v4 to 0.0.0.0", ETH, V4(.ip4_dst = { 0, 0, 0, 0 }), R(pass_dst_not_local), SAME },
+	{ "v6 to 2001:db8::2", ETH, V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, [15] = 2)),
+	  R(pass_dst_not_local), SAME },
+	{ "v6 to just past the /64", ETH,
+	  V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 1, [15] = 1)),
+	  R(pass_dst_not_local), SAME },
+	{ "v4 not ours with bad ICMP checksum", ETH,
+	  V4(.ip4_dst = { 192, 0, 2, 2 }, .icmp_csum_delta = 1), R(pass_dst_not_local), SAME },
+
+	/* pass_not_echo */
+	{ "v4 echo reply", ETH, V4(.icmp_type = 0), R(pass_not_echo), SAME },
+	{ "v4 destination unreachable", ETH, V4(.icmp_type = 3, .icmp_code = 1),
+	  R(pass_not_echo), SAME },
+	{ "v4 timestamp request", ETH, V4(.icmp_type = 13), R(pass_not_echo), SAME },
+	{ "v6 echo reply", ETH, V6(.icmp_type = 129), R(pass_not_echo), SAME },
+	{ "v6 neighbour solicitation", ETH, V6(.icmp_type = 135, .ttl = 255),
+	  R(pass_not_echo), SAME },
+	{ "v6 neighbour advertisement", ETH, V6(.icmp_type = 136, .ttl = 255),
+	  R(pass_not_echo), SAME },
+	{ "v6 destination unreachable", ETH, V6(.icmp_type = 1), R(pass_not_echo), SAME },
+	{ "v6 ICMPv4 echo type 8", ETH, V6(.icmp_type = 8), R(pass_not_echo), SAME },
+
+	/* pass_src_reserved */
+	{ "v4 source 240.0.0.1", ETH, V4(.ip4_src = { 240, 0, 0, 1 }), R(pass_src_reserved), SAME },
+	{ "v4 source 254.255.255.255", ETH, V4(.ip4_src = { 254, 255, 255, 255 }),
+	  R(pass_src_reserved), SAME },
+
+	/* cfg_check_mac=0 (and latency sampling off) */
+	{ "nomac: v4 to another host's MAC", NOMAC, V4(.eth_dst = OTHER_MAC),
+	  R(reply_echo4), REPLY },
+	{ "nomac: v6 to another host's MAC", NOMAC, V6(.eth_dst = OTHER_MAC),
+	  R(reply_echo6), REPLY },
+	{ "nomac: v4 to broadcast MAC", NOMAC, V4(.eth_dst = BCAST_MAC), R(pass_l2_group), SAME },
+
+	/* TUN framing: the IP header is byte 0, the version nibble picks the family */
+	{ "tun: v4 echo", TUN, V4(), R(reply_echo4), REPLY },
+	{ "tun: v6 echo", TUN, V6(), R(reply_echo6), REPLY },
+	{ "tun: v4 all-zero reply", TUN,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), R(reply_echo4), REPLY, CSUM(0xffff) },
+	{ "tun: v4 1-byte payload", TUN, V4(.payload_len = 1), R(reply_echo4), REPLY },
+	{ "tun: v6 1-byte payload", TUN, V6(.payload_len = 1), R(reply_echo6), REPLY },
+	{ "tun: v4 1500-byte packet", TUN, V4(.payload_len = 1472), R(reply_echo4), REPLY },
+	{ "tun: v6 operator prefix", TUN, V6(.ip6_dst = OPER6), R(reply_echo6), REPLY },
+	{ "tun: v4 with trailing bytes", TUN, V4(.pad_len = 5, .pad_byte = 0x77),
+	  R(reply_echo4), REPLY },
+	{ "tun: version 5", TUN, RAW(tun_version5), R(drop_bad_version), SAME },
+	{ "tun: version 0", TUN, RAW(tun_version0), R(drop_bad_version), SAME },
+	{ "tun: version 15", TUN, RAW(tun_version15), R(drop_bad_version), SAME },
+	{ "tun: v4 cut at 14 bytes", TUN, V4(.truncate = 14), R(drop_truncated), SAME },
+	{ "tun: v4 cut at 19 bytes", TUN, V4(.truncate = 19), R(drop_truncated), SAME },
+	{ "tun: v6 cut at 39 bytes", TUN, V6(.truncate = 39), R(drop_truncated), SAME },
+	{ "tun: v4 bad header checksum", TUN, V4(.ip_csum_delta = 1), R(drop_bad_ip_csum), SAME },
+	{ "tun: v6 bad checksum", TUN, V6(.icmp_csum_delta = 1), R(drop_bad_icmp_csum), SAME },
+	{ "tun: v4 source 127.0.0.1", TUN, V4(.ip4_src = { 127, 0, 0, 1 }),
+	  R(drop_martian_src), SAME },
+	{ "tun: v6 not ours", TUN, V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, [15] = 2)),
+	  R(pass_dst_not_local), SAME },
+	{ "tun: v4 UDP", TUN, V4(.proto = 17), R(pass_not_icmp), SAME },
+};
+
+/* ---- Map reads ---- */
+static int read_counters(const struct instance *in, __u64 out[XDPONG_R_MAX])
+{
+	struct xdpong_counters vals[ncpus];
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(in->stats_fd, &key, vals))
+		return -errno;
+	memset(out, 0, sizeof(__u64) * XDPONG_R_MAX);
+	for (int c = 0; c < ncpus; c++) {
+		const __u64 *v = (const __u64 *)&vals[c];
+
+		for (int r = 0; r < XDPONG_R_MAX; r++)
+			out[r] += v[r];
+	}
+	return 0;
+}
+
+static int read_latency(const struct instance *in, struct xdpong_latency *out)
+{
+	struct xdpong_latency vals[ncpus];
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(in->lat_fd, &key, vals))
+		return -errno;
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < ncpus; c++) {
+		for (int s = 0; s < XDPONG_LAT_SLOTS; s++)
+			out->slots[s] += vals[c].slots[s];
+		out->sum_ns += vals[c].sum_ns;
+		out->count += vals[c].count;
+	}
+	return 0;
+}
+
+/* ---- Reporting ---- */
+static bool case_failed;
+
+static void fail(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	case_failed = true;
+}
+
+static void case_begin(void)
+{
+	case_failed = false;
+}
+
+static void case_end(const char *name)
+{
+	if (case_failed) {
+		n_failed++;
+	} else {
+		n_passed++;
+		if (verbose)
+			printf("ok   %s\n", name);
+	}
+}
+
+/*
+ * Run one frame through the instance and check everything: verdict,
+ * exactly one counter +1, latency, output length and bytes, checksums.
+ * want_csum: CSUM() of the reply's ICMP checksum, or 0.
+ */
+static void run_frame(const char *name, enum inst i, const uint8_t *in,
+		      size_t in_len, enum xdpong_reason want, uint32_t want_csum)
+{
+	struct instance *it = &insts[i];
+	static uint8_t out[MAX_FRAME * 2], ref[MAX_FRAME * 2];
+	__u64 before[XDPONG_R_MAX], after[XDPONG_R_MAX];
+	struct xdpong_latency lat0, lat1;
+	enum pkt_ref_verdict rv;
+	const char *why = "";
+	bool reply = reason_outcome[want] == XDPONG_REPLIED;
+	bool limited = want == R(drop_rate_limited) || want == R(drop_global_limited);
+	int err;
+
+	if (it->load_error) {
+		fail(name, "instance %s did not load", it->name);
+		return;
+	}
+	if (read_counters(it, before) || read_latency(it, &lat0)) {
+		fail(name, "cannot read maps: %s", strerror(errno));
+		return;
+	}
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in,
+		    .data_size_in = (__u32)in_len, .data_out = out,
+		    .data_size_out = sizeof(out), .repeat = 1);
+	err = bpf_prog_test_run_opts(it->prog_fd, &opts);
+	if (err) {
+		fail(name, "bpf_prog_test_run_opts: %s", strerror(-err));
+		return;
+	}
+	if (read_counters(it, after) || read_latency(it, &lat1)) {
+		fail(name, "cannot read maps: %s", strerror(errno));
+		return;
+	}
+
+	if ((int)opts.retval != verdict_of(want))
+		fail(name, "verdict %s, want %s", verdict_name(opts.retval),
+		     verdict_name(verdict_of(want)));
+	for (int r = 0; r < XDPONG_R_MAX; r++) {
+		__u64 d = after[r] - before[r], want_d = r == (int)want;
+
+		if (d != want_d)
+			fail(name, "counter %s moved by %lld, want %llu (reason %s)",
+			     reason_names[r], (long long)d,
+			     (unsigned long long)want_d, reason_names[want]);
+	}
+
+	/* Latency: one sample per reply when sampling 1 in 1, nothing otherwise. */
+	if (reply && it->sampled) {
+		unsigned int moved = 0;
+
+		for (int s = 0; s < XDPONG_LAT_SLOTS; s++)
+			moved += (unsigned int)(lat1.slots[s] - lat0.slots[s]);
+		if (lat1.count != lat0.count + 1 || moved != 1 ||
+		    lat1.sum_ns < lat0.sum_ns)
+			fail(name, "latency: count +%llu, slots +%u, want +1 each",
+			     (unsigned long long)(lat1.count - lat0.count), moved);
+	} else if (memcmp(lat0.slots, lat1.slots, sizeof(lat0.slots)) ||
+		   lat0.count != lat1.count || lat0.sum_ns != lat1.sum_ns) {
+		fail(name, "latency histogram moved for a packet not sampled");
+	}
+
+	if (opts.data_size_out != in_len)
+		fail(name, "data_size_out %u, want %zu", opts.data_size_out, in_len);
+
+	rv = pkt_reference_reply(&it->ref, in, in_len, ref, &why);
+	if (reply) {
+		const char *bad;
+
+		if (rv != PKT_REF_REPLY) {
+			fail(name, "fixture wants a reply, reference says no (%s)", why);
+			memcpy(ref, in, in_len);
+		}
+		if (memcmp(out, ref, in_len) || opts.data_size_out != in_len) {
+			fail(name, "reply differs from the reference reply:");
+			pkt_hexdiff(stdout, "    ", out, opts.data_size_out, ref, in_len);
+		}
+		bad = pkt_verify_csums(out, opts.data_size_out, it->ref.framing);
+		if (bad)
+			fail(name, "reply checksums: %s", bad);
+		if (want_csum) {
+			size_t off = (it->ref.framing == PKT_FRAMING_ETH ? 14 : 0) +
+				     ((out[it->ref.framing == PKT_FRAMING_ETH ? 14 : 0] >> 4) == 6 ?
+					      40 : 20);
+			unsigned int got = (unsigned int)out[off + 2] << 8 | out[off + 3];
+
+			if (got != (want_csum & 0xffff))
+				fail(name, "reply ICMP checksum 0x%04x, want 0x%04x",
+				     got, want_csum & 0xffff);
+		}
+	} else {
+		if (rv == PKT_REF_REPLY && !limited)
+			fail(name, "fixture wants %s, the reference would reply",
+			     reason_names[want]);
+		if (memcmp(out, in, in_len) || opts.data_size_out != in_len) {
+			fail(name, "output differs from the input:");
+			pkt_hexdiff(stdout, "    ", out, opts.data_size_out, in, in_len);
+		}
+	}
+	if (case_failed && verbose) {
+		printf("    input: ");
+		pkt_hexline(stdout, in, in_len);
+	}
+}
+
+static size_t build_fixture(const struct fixture *f, uint8_t *buf, size_t cap)
+{
+	struct pkt_spec s = f->spec;
+
+	if (f->raw) {
+		if (f->raw_len > cap)
+			return 0;
+		memcpy(buf, f->raw, f->raw_len);
+		return f->raw_len;
+	}
+	s.framing = insts[f->inst].ref.framing;
+	return pkt_build(&s, buf, cap);
+}
+
+static void run_fixture(const struct fixture *f)
+{
+	static uint8_t frame[MAX_FRAME];
+	size_t len;
+
+	case_begin();
+	len = build_fixture(f, frame, sizeof(frame));
+	if (!len)
+		fail(f->name, "fixture does not build");
+	else if ((f->out == REPLY) != (reason_outcome[f->reason] == XDPONG_REPLIED))
+		fail(f->name, "fixture row: output %s contradicts reason %s",
+		     f->out == REPLY ? "REPLY" : "SAME", reason_names[f->reason]);
+	else
+		run_frame(f->name, f->inst, frame, len, f->reason, f->want_csum);
+	case_end(f->name);
+}
+
+/*
+ * Truncation at every length: a frame cut inside the IP header is
+ * drop_truncated, one cut after the header but before the IP length is
+ * drop_bad_length. Frames below 14 bytes cannot be test-run (EINVAL).
+ */
+static void sweep_truncation(enum inst i, int family)
+{
+	static uint8_t frame[MAX_FRAME];
+	size_t l3 = insts[i].ref.framing == PKT_FRAMING_ETH ? 14 : 0;
+	size_t hdr = l3 + (family == 4 ? 20 : 40);
+	struct pkt_spec s;
+	size_t full;
+	char name[96];
+
+	pkt_spec_init(&s, family, insts[i].ref.framing);
+	s.payload_len = 37;
+	full = pkt_build(&s, frame, sizeof(frame));
+	for (size_t cut = 14; cut < full; cut++) {
+		snprintf(name, sizeof(name), "%s: v%d cut at %zu of %zu bytes",
+			 insts[i].name, family, cut, full);
+		case_begin();
+		run_frame(name, i, frame, cut,
+			  cut < hdr ? R(drop_truncated) : R(drop_bad_length), 0);
+		case_end(name);
+	}
+}
+
+/* Every payload length from 0 to 80, plain and padded to 60 bytes. */
+static void sweep_payload(enum inst i, int family, size_t pad_to)
+{
+	static uint8_t frame[MAX_FRAME];
+	struct pkt_spec s;
+	char name[96];
+	size_t len;
+
+	for (size_t n = 0; n <= 80; n++) {
+		pkt_spec_init(&s, family, insts[i].ref.framing);
+		s.payload_len = n;
+		s.icmp_seq = (uint16_t)n;
+		s.pad_to = pad_to;
+		s.pad_byte = (uint8_t)(0x11 * (n % 15 + 1));
+		len = pkt_build(&s, frame, sizeof(frame));
+		snprintf(name, sizeof(name), "%s: v%d payload %zu%s", insts[i].name,
+			 family, n, pad_to ? " padded" : "");
+		case_begin();
+		run_frame(name, i, frame, len,
+			  family == 4 ? R(reply_echo4) : R(reply_echo6), 0);
+		case_end(name);
+	}
+}
+
+static size_t build_from(enum inst i, int family, const uint8_t *src,
+			 uint8_t *frame)
+{
+	struct pkt_spec s;
+
+	pkt_spec_init(&s, family, insts[i].ref.framing);
+	if (family == 4)
+		memcpy(s.ip4_src, src, 4);
+	else
+		memcpy(s.ip6_src, src, 16);
+	return pkt_build(&s, frame, MAX_FRAME);
+}
+
+static void rate_case(enum inst i, const char *name, int family,
+		      const uint8_t *src, enum xdpong_reason want)
+{
+	static uint8_t frame[MAX_FRAME];
+	char full[128];
+	size_t len = build_from(i, family, src, frame);
+
+	snprintf(full, sizeof(full), "%s: %s", insts[i].name, name);
+	case_begin();
+	run_frame(full, i, frame, len, want, 0);
+	case_end(full);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * GCRA with cost 1/2 s and tolerance 2 costs: three requests at once pass,
+ * the fourth is over; a sleep of a bit more than one cost frees one slot.
+ */
+static void test_rate_limits(enum inst rate, enum inst global)
+{
+	static const uint8_t a[4] = PEER4, b[4] = { 203, 0, 113, 8 };
+	static const uint8_t c[4] = { 203, 0, 113, 9 }, d[4] = { 203, 0, 113, 10 };
+	static const uint8_t a6[16] = PEER6;
+	static const uint8_t a6_same64[16] = A6(0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,
+						[8] = 0xaa, [15] = 8);
+	static const uint8_t a6_next64[16] = A6(0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,
+						0, 1, [15] = 7);
+	char name[64];
+
+	for (int n = 1; n <= RATE_BURST; n++) {
+		snprintf(name, sizeof(name), "v4 source A request %d of burst", n);
+		rate_case(rate, name, 4, a, R(reply_echo4));
+	}
+	rate_case(rate, "v4 source A over the burst", 4, a, R(drop_rate_limited));
+	rate_case(rate, "v4 source A still over", 4, a, R(drop_rate_limited));
+	rate_case(rate, "v4 source B has its own bucket", 4, b, R(reply_echo4));
+	for (int n = 1; n <= RATE_BURST; n++) {
+		snprintf(name, sizeof(name), "v6 source A request %d of burst", n);
+		rate_case(rate, name, 6, a6, R(reply_echo6));
+	}
+	rate_case(rate, "v6 same /64 shares the bucket", 6, a6_same64,
+		  R(drop_rate_limited));
+	rate_case(rate, "v6 next /64 has its own bucket", 6, a6_next64,
+		  R(reply_echo6));
+	rate_case(rate, "v4 source B in burst after A's drops", 4, b, R(reply_echo4));
+
+	rate_case(global, "v4 source A", 4, a, R(reply_echo4));
+	rate_case(global, "v4 source B", 4, b, R(reply_echo4));
+	rate_case(global, "v6 source A", 6, a6, R(reply_echo6));
+	rate_case(global, "v4 source C over the global burst", 4, c,
+		  R(drop_global_limited));
+	rate_case(global, "v6 source over the global burst", 6, a6_next64,
+		  R(drop_global_limited));
+
+	sleep_ms((long)(RATE_COST_NS / 1000000) + 60);
+	rate_case(rate, "v4 source A after one interval", 4, a, R(reply_echo4));
+	rate_case(global, "v4 source D after one interval", 4, d, R(reply_echo4));
+}
+
+/* The X-macro is in outcome order, matching XDPONG_R_FIRST_PASSED/DROPPED. */
+static void test_reason_order(void)
+{
+	const char *name = "reasons: replied < passed < dropped";
+	int first_passed = -1, first_dropped = -1;
+
+	case_begin();
+	for (int r = 1; r < XDPONG_R_MAX; r++)
+		if (reason_outcome[r] < reason_outcome[r - 1])
+			fail(name, "%s (outcome %d) after %s (outcome %d)",
+			     reason_names[r], reason_outcome[r],
+			     reason_names[r - 1], reason_outcome[r - 1]);
+	for (int r = XDPONG_R_MAX - 1; r >= 0; r--) {
+		if (reason_outcome[r] == XDPONG_PASSED)
+			first_passed = r;
+		if (reason_outcome[r] == XDPONG_DROPPED)
+			first_dropped = r;
+	}
+	if (reason_outcome[0] != XDPONG_REPLIED)
+		fail(name, "first reason %s is not a reply", reason_names[0]);
+	if (first_passed != XDPONG_R_FIRST_PASSED)
+		fail(name, "first passed reason is %d, XDPONG_R_FIRST_PASSED is %d",
+		     first_passed, XDPONG_R_FIRST_PASSED);
+	if (first_dropped != XDPONG_R_FIRST_DROPPED)
+		fail(name, "first dropped reason is %d, XDPONG_R_FIRST_DROPPED is %d",
+		     first_dropped, XDPONG_R_FIRST_DROPPED);
+	if (sizeof(struct xdpong_counters) != XDPONG_R_MAX * sizeof(__u64))
+		fail(name, "struct xdpong_counters is not one __u64 per reason");
+	case_end(name);
+}
+
+/* Every reason except pass_too_big must have moved by now. */
+static void test_reasons_covered(const __u64 start[N_INST][XDPONG_R_MAX])
+{
+	const char *name = "every reason exercised";
+	__u64 total[XDPONG_R_MAX] = { 0 }, now[XDPONG_R_MAX];
+
+	case_begin();
+	for (int i = 0; i < N_INST; i++) {
+		if (insts[i].load_error)
+			continue;
+		if (read_counters(&insts[i], now)) {
+			fail(name, "cannot read counters");
+			break;
+		}
+		for (int r = 0; r < XDPONG_R_MAX; r++)
+			total[r] += now[r] - start[i][r];
+	}
+	for (int r = 0; r < XDPONG_R_MAX; r++) {
+		/* Needs an ICMP message over 4096 bytes: longer than a test frame. */
+		if (r == R(pass_too_big))
+			continue;
+		if (!total[r])
+			fail(name, "no fixture gives %s", reason_names[r]);
+	}
+	case_end(name);
+}
+
+static int fill_addresses(struct instance *in)
+{
+	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
+		struct xdpong_addr_info info = { .origin = local_origin[p] };
+		int err;
+
+		if (prefixes[p].family == 4) {
+			struct xdpong_addr4_key k = { .prefixlen = prefixes[p].len };
+
+			memcpy(k.addr, prefixes[p].addr, 4);
+			err = bpf_map__update_elem(in->skel->maps.xdpong_addr4, &k,
+						   sizeof(k), &info, sizeof(info), 0);
+		} else {
+			struct xdpong_addr6_key k = { .prefixlen = prefixes[p].len };
+
+			memcpy(k.addr, prefixes[p].addr, 16);
+			err = bpf_map__update_elem(in->skel->maps.xdpong_addr6, &k,
+						   sizeof(k), &info, sizeof(info), 0);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int setup_instance(enum inst i)
+{
+	static const uint8_t mac[6] = OUR_MAC;
+	struct instance *in = &insts[i];
+	struct xdpong_bpf *skel;
+	bool tun;
+	int err;
+
+	skel = xdpong_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "%s: cannot open the skeleton: %s\n", in->name,
+			strerror(errno));
+		return -1;
+	}
+	tun = i == TUN || i == RATE_TUN || i == GLOBAL_TUN;
+	in->ref.framing = tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH;
+	in->ref.check_mac = i != NOMAC && !tun;
+	memcpy(in->ref.mac, mac, 6);
+	in->ref.local = prefixes;
+	in->ref.n_local = ARRAY_SIZE(prefixes);
+	in->ref.own = own_prefixes;
+	in->ref.n_own = n_own;
+	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
+	in->sampled = i != NOMAC;
+
+	skel->rodata->cfg_framing = tun ? XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
+	skel->rodata->cfg_check_mac = in->ref.check_mac;
+	memcpy((void *)skel->rodata->cfg_mac, mac, 6);
+	skel->rodata->cfg_latency_sample = in->sampled ? 1 : 0;
+	if (i == RATE || i == RATE_TUN) {
+		skel->rodata->cfg_rate_cost_ns = RATE_COST_NS;
+		skel->rodata->cfg_rate_tolerance_ns = (RATE_BURST - 1) * RATE_COST_NS;
+	}
+	if (i == GLOBAL || i == GLOBAL_TUN) {
+		skel->rodata->cfg_global_cost_ns = RATE_COST_NS;
+		skel->rodata->cfg_global_tolerance_ns = (RATE_BURST - 1) * RATE_COST_NS;
+	}
+	err = xdpong_bpf__load(skel);
+	if (err) {
+		/* A program that does not load is a failure of its cases, not of the run. */
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s (verifier: %s)", strerror(-err),
+			 libbpf_last[0] ? libbpf_last : "see -v");
+		in->load_error = strdup(msg);
+		xdpong_bpf__destroy(skel);
+		return 0;
+	}
+	in->skel = skel;
+	if (fill_addresses(in)) {
+		fprintf(stderr, "%s: cannot fill the address maps: %s\n", in->name,
+			strerror(errno));
+		return -1;
+	}
+	in->prog_fd = bpf_program__fd(skel->progs.xdpong);
+	in->stats_fd = bpf_map__fd(skel->maps.xdpong_stats);
+	in->lat_fd = bpf_map__fd(skel->maps.xdpong_latency);
+	return 0;
+}
+
+static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char *msg, *tail, *line;
+
+	if (level != LIBBPF_WARN)
+		return 0;
+	if (verbose)
+		return vfprintf(stderr, fmt, ap);
+	/* Keep the verifier's last line for the failure of a program that did not load. */
+	if (vasprintf(&msg, fmt, ap) < 0)
+		return 0;
+	tail = strstr(msg, "\n-- END PROG LOAD LOG --");
+	if (tail) {
+		*tail = '\0';
+		line = strrchr(msg, '\n');
+		snprintf(libbpf_last, sizeof(libbpf_last), "%s", line ? line + 1 : msg);
+	}
+	free(msg);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	__u64 start[N_INST][XDPONG_R_MAX];
+	int ret = 1;
+
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-v") || !strcmp(argv[a], "--verbose")) {
+			verbose = true;
+		} else {
+			fprintf(stderr, "usage: %s [-v]\n", argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	libbpf_set_print(quiet_print);
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus <= 0) {
+		fprintf(stderr, "cannot count possible CPUs\n");
+		return 1;
+	}
+	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
+		if (pkt_prefix_parse(local_prefixes[p], &prefixes[p]))
+			return 1;
+		if (local_origin[p] == XDPONG_ADDR_IFACE)
+			own_prefixes[n_own++] = prefixes[p];
+	}
+	for (int i = 0; i < N_INST; i++) {
+		char name[64];
+
+		if (setup_instance(i))
+			goto out;
+		snprintf(name, sizeof(name), "load instance %s", insts[i].name);
+		case_begin();
+		if (insts[i].load_error)
+			fail(name, "xdpong_bpf__load: %s", insts[i].load_error);
+		else if (read_counters(&insts[i], start[i]))
+			fail(name, "cannot read xdpong_stats");
+		case_end(name);
+	}
+
+	test_reason_order();
+	for (size_t f = 0; f < ARRAY_SIZE(fixtures); f++)
+		run_fixture(&fixtures[f]);
+	sweep_truncation(ETH, 4);
+	sweep_truncation(ETH, 6);
+	sweep_truncation(TUN, 4);
+	sweep_truncation(TUN, 6);
+	sweep_payload(ETH, 4, 0);
+	sweep_payload(ETH, 6, 0);
+	sweep_payload(ETH, 4, PKT_ETH_MIN_FRAME);
+	sweep_payload(TUN, 4, 0);
+	sweep_payload(TUN, 6, 0);
+	test_rate_limits(RATE, GLOBAL);
+	test_rate_limits(RATE_TUN, GLOBAL_TUN);
+	test_reasons_covered((const __u64(*)[XDPONG_R_MAX])start);
+
+	printf("%u passed, %u failed\n", n_passed, n_failed);
+	ret = n_failed ? 1 : 0;
+out:
+	for (int i = 0; i < N_INST; i++)
+		xdpong_bpf__destroy(insts[i].skel);
+	return ret;
+}
