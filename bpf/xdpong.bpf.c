@@ -170,27 +170,15 @@ static __always_inline __u16 csum_replace(__u16 csum, __u8 old[4], __u8 new[4])
 	return (__u16)~csum_fold((__u32)s);
 }
 
-static __always_inline bool addr4_is_local(__be32 addr)
-{
-	struct xdpong_addr4_key key = { .prefixlen = 32 };
-
-	__builtin_memcpy(key.addr, &addr, 4);
-	return bpf_map_lookup_elem(&xdpong_addr4, &key) != NULL;
-}
-
-/*
- * A source that is one of the interface's own addresses: the kernel drops
- * it (fib_validate_source, accept_local=0). Operator prefixes are not the
- * kernel's addresses, so sources inside them are answered.
- */
-static __always_inline bool addr4_is_own_iface(__be32 addr)
+/* The origin of the longest prefix holding addr, 0 if none. */
+static __always_inline __u32 addr4_origin(__be32 addr)
 {
 	struct xdpong_addr4_key key = { .prefixlen = 32 };
 	struct xdpong_addr_info *info;
 
 	__builtin_memcpy(key.addr, &addr, 4);
 	info = bpf_map_lookup_elem(&xdpong_addr4, &key);
-	return info && info->origin == XDPONG_ADDR_IFACE;
+	return info ? info->origin : 0;
 }
 
 static __always_inline bool addr6_is_local(const struct in6_addr *addr)
@@ -283,7 +271,7 @@ static __always_inline __u32 handle_ipv4(struct iphdr *ip, void *end,
 {
 	struct icmphdr *icmp;
 	__u8 old[4], new[4], s0;
-	__u32 tot, icmp_len, verdict;
+	__u32 tot, icmp_len, verdict, origin;
 	__s64 payload_sum, hdr_sum;
 	__u16 csum;
 
@@ -309,8 +297,12 @@ static __always_inline __u32 handle_ipv4(struct iphdr *ip, void *end,
 	/* 224.0.0.0/4 and 255.255.255.255: echo_ignore_broadcasts is the kernel's call. */
 	if ((((__u8 *)&ip->daddr)[0] & 0xf0) == 0xe0 || ip->daddr == 0xffffffff)
 		return R(pass_dst_group);
-	if (!addr4_is_local(ip->daddr))
+	switch (addr4_origin(ip->daddr)) {
+	case 0:
 		return R(pass_dst_not_local);
+	case XDPONG_ADDR_BROADCAST: /* a subnet broadcast in a unicast frame */
+		return R(pass_dst_group);
+	}
 	icmp_len = tot - 20;
 	if (icmp_len < sizeof(*icmp))
 		return R(drop_bad_length);
@@ -326,7 +318,11 @@ static __always_inline __u32 handle_ipv4(struct iphdr *ip, void *end,
 		return R(drop_martian_src);
 	if ((s0 & 0xf0) == 0xf0)
 		return R(pass_src_reserved);
-	if (addr4_is_own_iface(ip->saddr))
+	/* The kernel drops a source that is its own address (accept_local=0)
+	 * or a subnet broadcast (fib_validate_source: not RTN_UNICAST).
+	 * Operator prefixes are not its addresses: sources there are answered. */
+	origin = addr4_origin(ip->saddr);
+	if (origin == XDPONG_ADDR_IFACE || origin == XDPONG_ADDR_BROADCAST)
 		return R(drop_martian_src);
 	if (icmp_len > XDPONG_MAX_ICMP_LEN)
 		return R(pass_too_big);

@@ -98,6 +98,9 @@ struct xdpong_addr6_key {
 enum xdpong_addr_origin {
 	XDPONG_ADDR_IFACE = 1,
 	XDPONG_ADDR_OPERATOR = 2,
+	/* An interface's subnet broadcast: never answered, even inside an
+	 * operator prefix (the kernel treats it as broadcast). */
+	XDPONG_ADDR_BROADCAST = 3,
 };
 
 struct xdpong_addr_info {

@@ -73,6 +73,7 @@ int addr_map_walk(int fd4, int fd6,
 
 struct sync_ctx {
 	struct prefix want[MAX_IFACE_ADDRS];
+	__u32 want_origin[MAX_IFACE_ADDRS];
 	int n_want;
 	struct prefix stale[MAX_IFACE_ADDRS];
 	int n_stale;
@@ -86,15 +87,20 @@ static int want_cb(const struct prefix *p, __u32 flags, void *arg)
 	char buf[64];
 
 	/* The kernel does not answer for these either (RFC 4862 5.4). */
-	if (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED)) {
+	if (!(flags & ADDR_CB_BROADCAST) &&
+	    (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))) {
 		if (!s->quiet)
 			note("%s: not answering for %s yet: duplicate address detection %s",
 			     s->ifname, prefix_str(p, buf, sizeof(buf)),
 			     flags & IFA_F_DADFAILED ? "failed" : "in progress");
 		return 0;
 	}
-	if (s->n_want < MAX_IFACE_ADDRS)
+	if (s->n_want < MAX_IFACE_ADDRS) {
+		s->want_origin[s->n_want] = flags & ADDR_CB_BROADCAST ?
+						    XDPONG_ADDR_BROADCAST :
+						    XDPONG_ADDR_IFACE;
 		s->want[s->n_want++] = *p;
+	}
 	return 0;
 }
 
@@ -108,10 +114,10 @@ static int stale_cb(const struct prefix *p, __u32 origin, void *arg)
 {
 	struct sync_ctx *s = arg;
 
-	if (origin != XDPONG_ADDR_IFACE)
+	if (origin != XDPONG_ADDR_IFACE && origin != XDPONG_ADDR_BROADCAST)
 		return 0;
 	for (int i = 0; i < s->n_want; i++)
-		if (prefix_eq(p, &s->want[i]))
+		if (prefix_eq(p, &s->want[i]) && origin == s->want_origin[i])
 			return 0;
 	if (s->n_stale < MAX_IFACE_ADDRS)
 		s->stale[s->n_stale++] = *p;
@@ -157,7 +163,7 @@ int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
 		addr_map_walk(fd4, fd6, origin_cb, &probe);
 		if (probe.origin == XDPONG_ADDR_OPERATOR)
 			continue;
-		ret = addr_map_put(fd4, fd6, &s->want[i], XDPONG_ADDR_IFACE);
+		ret = addr_map_put(fd4, fd6, &s->want[i], s->want_origin[i]);
 		if (ret)
 			goto out;
 	}
@@ -165,7 +171,8 @@ int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
 		int c4 = 0, c6 = 0;
 
 		for (int i = 0; i < s->n_want; i++)
-			*(s->want[i].family == AF_INET ? &c4 : &c6) += 1;
+			if (s->want_origin[i] == XDPONG_ADDR_IFACE)
+				*(s->want[i].family == AF_INET ? &c4 : &c6) += 1;
 		if (n4)
 			*n4 = c4;
 		if (n6)
@@ -185,7 +192,8 @@ struct print_ctx {
 static int print_cb(const struct prefix *p, __u32 origin, void *arg)
 {
 	struct print_ctx *pc = arg;
-	const char *who = origin == XDPONG_ADDR_IFACE ? "iface" : "operator";
+	const char *who = origin == XDPONG_ADDR_IFACE ? "iface" :
+			  origin == XDPONG_ADDR_BROADCAST ? "broadcast" : "operator";
 	char buf[64];
 
 	prefix_str(p, buf, sizeof(buf));
@@ -194,7 +202,9 @@ static int print_cb(const struct prefix *p, __u32 origin, void *arg)
 			pc->n ? "," : "", buf, who);
 	else
 		fprintf(pc->f, "    %-44s %s\n", buf,
-			origin == XDPONG_ADDR_IFACE ? "interface address" : "operator (--addr)");
+			origin == XDPONG_ADDR_IFACE	 ? "interface address" :
+			origin == XDPONG_ADDR_BROADCAST ? "subnet broadcast: never answered" :
+							  "operator (--addr)");
 	pc->n++;
 	return 0;
 }

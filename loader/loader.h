@@ -58,6 +58,8 @@ struct link_info {
 int link_get(const char *name, int ifindex, struct link_info *out);
 /* The veth peer's XDP state, even in another netns. 0, or -errno. */
 int link_get_peer(const struct link_info *veth, struct link_info *peer);
+/* Set in ifa_flags for an IPv4 subnet's broadcast address (IFA_BROADCAST). */
+#define ADDR_CB_BROADCAST (1U << 31)
 /* Every address on ifindex with its IFA_F_* flags; cb returns non-zero
  * to stop. 0, or -errno. */
 int addr_dump(int ifindex,
@@ -126,6 +128,12 @@ int snapshot_read(const struct attachment *a, struct snapshot *s);
 void stats_print_json(const struct attachment *a, const struct snapshot *s,
 		      const struct snapshot *prev, __u32 sample_every);
 
+/* ---- prom.c: Prometheus text format ---- */
+int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
+/* Rewrite path atomically; errors are printed once, not every interval. */
+int prom_update_file(const char *path, const struct attachment *a,
+		     const struct snapshot *s);
+
 /* ---- attach.c: bringing xdpong up and down ---- */
 #include <xdp/libxdp.h>
 #define ATTACH_MAX_ADDRS 64
@@ -180,6 +188,7 @@ int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_addr(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 
 /* ---- main.c helpers for subcommands ---- */
 /* Resolve IFACE to link info, printing the error. 0 or -1. */

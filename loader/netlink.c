@@ -242,8 +242,9 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
 	struct addr_walk *w = arg;
 	int len = IFA_PAYLOAD(nh);
-	struct rtattr *local = NULL, *address = NULL;
+	struct rtattr *local = NULL, *address = NULL, *brd = NULL;
 	struct prefix p = { 0 };
+	int ret;
 	__u32 flags = ifa->ifa_flags;
 
 	if (nh->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != w->ifindex)
@@ -257,6 +258,8 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 			address = a;
 		else if (a->rta_type == IFA_FLAGS)
 			flags = *(__u32 *)RTA_DATA(a);
+		else if (a->rta_type == IFA_BROADCAST)
+			brd = a;
 	}
 	/* IFA_LOCAL is ours; on point-to-point links IFA_ADDRESS is the peer's. */
 	if (!local)
@@ -268,7 +271,11 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 	if (RTA_PAYLOAD(local) != p.len / 8)
 		return 0;
 	memcpy(p.addr, RTA_DATA(local), p.len / 8);
-	return w->cb(&p, flags, w->arg);
+	ret = w->cb(&p, flags, w->arg);
+	if (ret || !brd || RTA_PAYLOAD(brd) != 4)
+		return ret;
+	memcpy(p.addr, RTA_DATA(brd), 4);
+	return w->cb(&p, flags | ADDR_CB_BROADCAST, w->arg);
 }
 
 int addr_dump(int ifindex,

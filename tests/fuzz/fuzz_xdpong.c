@@ -39,15 +39,21 @@
 static const uint8_t our_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const char *const local_prefixes[] = {
 	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
+	"198.51.100.255/32",
 };
 static const uint32_t local_origin[] = {
 	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
-	XDPONG_ADDR_OPERATOR,
+	XDPONG_ADDR_OPERATOR, XDPONG_ADDR_BROADCAST,
 };
 
 static struct pkt_prefix prefixes[ARRAY_SIZE(local_prefixes)];
 static struct pkt_prefix own_prefixes[ARRAY_SIZE(local_prefixes)];
 static size_t n_own;
+/* What the reference answers for, and the subnet broadcasts it must not. */
+static struct pkt_prefix ours[ARRAY_SIZE(local_prefixes)];
+static size_t n_ours;
+static struct pkt_prefix bcast_prefixes[ARRAY_SIZE(local_prefixes)];
+static size_t n_bcast;
 
 #define X_NAME(name, outcome, desc) #name,
 static const char *const reason_names[] = { XDPONG_REASONS(X_NAME) };
@@ -686,8 +692,10 @@ static int setup_instance(enum pkt_framing framing)
 	in->ref.framing = framing;
 	in->ref.check_mac = framing == PKT_FRAMING_ETH;
 	memcpy(in->ref.mac, our_mac, 6);
-	in->ref.local = prefixes;
-	in->ref.n_local = ARRAY_SIZE(prefixes);
+	in->ref.local = ours;
+	in->ref.n_local = n_ours;
+	in->ref.broadcast = bcast_prefixes;
+	in->ref.n_broadcast = n_bcast;
 	in->ref.own = own_prefixes;
 	in->ref.n_own = n_own;
 	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
@@ -863,6 +871,10 @@ bad_arg:
 			return 1;
 		if (local_origin[p] == XDPONG_ADDR_IFACE)
 			own_prefixes[n_own++] = prefixes[p];
+		if (local_origin[p] == XDPONG_ADDR_BROADCAST)
+			bcast_prefixes[n_bcast++] = prefixes[p];
+		else
+			ours[n_ours++] = prefixes[p];
 	}
 	for (int f = 0; f < 2; f++) {
 		err = setup_instance(f);

@@ -423,9 +423,13 @@ static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
 	/* Linux fib_validate_source: our own address as source (accept_local=0). */
 	if (pkt_prefix_match(cfg->own, cfg->n_own, 4, ip + 12))
 		VERDICT(PKT_REF_INVALID, "source is one of our own addresses");
+	/* ...or one of our subnet broadcasts (a broadcast route, not unicast) */
+	if (pkt_prefix_match(cfg->broadcast, cfg->n_broadcast, 4, ip + 12))
+		VERDICT(PKT_REF_INVALID, "source is a subnet broadcast address");
 
 	fragment = (get_be16(ip + 6) & 0x3fff) != 0; /* MF or an offset */
-	group = (ip[16] & 0xf0) == 0xe0 || ip4_is(ip + 16, 255, 255, 255, 255);
+	group = (ip[16] & 0xf0) == 0xe0 || ip4_is(ip + 16, 255, 255, 255, 255) ||
+		pkt_prefix_match(cfg->broadcast, cfg->n_broadcast, 4, ip + 16);
 	local = pkt_prefix_match(cfg->local, cfg->n_local, 4, ip + 16);
 	if (!kernel && hl > PKT_IP4_HLEN)
 		kernel = "IPv4 options";

@@ -172,6 +172,9 @@ struct pkt_ref_config {
 	/* The host's own IPv4 addresses: Linux drops packets from them */
 	const struct pkt_prefix *own;
 	size_t n_own;
+	/* The host's subnet broadcast addresses: Linux treats them as broadcast */
+	const struct pkt_prefix *broadcast;
+	size_t n_broadcast;
 	size_t max_icmp_len;      /* longer ICMP messages go to the kernel; 0: no limit */
 };
 

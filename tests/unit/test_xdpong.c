@@ -55,10 +55,11 @@
 
 static const char *const local_prefixes[] = {
 	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
+	"198.51.100.255/32",
 };
 static const uint32_t local_origin[] = {
 	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
-	XDPONG_ADDR_OPERATOR,
+	XDPONG_ADDR_OPERATOR, XDPONG_ADDR_BROADCAST,
 };
 
 /* ---- Program instances: one skeleton per rodata configuration ---- */
@@ -98,6 +99,11 @@ static struct instance insts[N_INST] = {
 static struct pkt_prefix prefixes[ARRAY_SIZE(local_prefixes)];
 static struct pkt_prefix own_prefixes[ARRAY_SIZE(local_prefixes)];
 static size_t n_own;
+/* What the reference answers for, and the subnet broadcasts it must not. */
+static struct pkt_prefix ours[ARRAY_SIZE(local_prefixes)];
+static size_t n_ours;
+static struct pkt_prefix bcast_prefixes[ARRAY_SIZE(local_prefixes)];
+static size_t n_bcast;
 static int ncpus;
 static bool verbose;
 static char libbpf_last[160]; /* last line of the last verifier log */
@@ -476,6 +482,10 @@ static const struct fixture fixtures[] = {
 	{ "v4 to just past the /24", ETH, V4(.ip4_dst = { 198, 51, 101, 0 }),
 	  R(pass_dst_not_local), SAME },
 	{ "v4 to 0.0.0.0", ETH, V4(.ip4_dst = { 0, 0, 0, 0 }), R(pass_dst_not_local), SAME },
+	{ "v4 to a subnet broadcast inside an operator prefix", ETH,
+	  V4(.ip4_dst = { 198, 51, 100, 255 }), R(pass_dst_group), SAME },
+	{ "v4 from a subnet broadcast address is martian", ETH,
+	  V4(.ip4_src = { 198, 51, 100, 255 }), R(drop_martian_src), SAME },
 	{ "v6 to 2001:db8::2", ETH, V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, [15] = 2)),
 	  R(pass_dst_not_local), SAME },
 	{ "v6 to just past the /64", ETH,
@@ -975,8 +985,10 @@ static int setup_instance(enum inst i)
 	in->ref.framing = tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH;
 	in->ref.check_mac = i != NOMAC && !tun;
 	memcpy(in->ref.mac, mac, 6);
-	in->ref.local = prefixes;
-	in->ref.n_local = ARRAY_SIZE(prefixes);
+	in->ref.local = ours;
+	in->ref.n_local = n_ours;
+	in->ref.broadcast = bcast_prefixes;
+	in->ref.n_broadcast = n_bcast;
 	in->ref.own = own_prefixes;
 	in->ref.n_own = n_own;
 	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
@@ -1063,6 +1075,10 @@ int main(int argc, char **argv)
 			return 1;
 		if (local_origin[p] == XDPONG_ADDR_IFACE)
 			own_prefixes[n_own++] = prefixes[p];
+		if (local_origin[p] == XDPONG_ADDR_BROADCAST)
+			bcast_prefixes[n_bcast++] = prefixes[p];
+		else
+			ours[n_ours++] = prefixes[p];
 	}
 	for (int i = 0; i < N_INST; i++) {
 		char name[64];
