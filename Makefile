@@ -35,7 +35,7 @@ LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
 LOADER_HDRS := $(wildcard loader/*.h) include/xdpong.h $(BUILD)/xdpong.skel.h
 
 .DELETE_ON_ERROR:
-.PHONY: all clean test tests demo deps fuzz bench install
+.PHONY: all clean test tests demo deps fuzz bench install uninstall
 
 # Fragments add to these: tests/*.mk (TEST_BINS), tools/*.mk (TOOL_BINS).
 TEST_BINS :=
@@ -78,6 +78,27 @@ deps:
 clean:
 	$(call msg,CLEAN,$(BUILD))
 	$(Q)rm -rf $(BUILD)
+
+# `make install [PREFIX=/usr] [DESTDIR=/stage]`. The BPF object is built
+# into the binary (skeleton), so there is no .bpf.o to install.
+SBINDIR     ?= $(PREFIX)/sbin
+MANDIR      ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+
+install: $(BUILD)/xdpong
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(BUILD)/xdpong $(DESTDIR)$(SBINDIR)/xdpong
+	$(Q)install -D -m 0644 man/xdpong.8 $(DESTDIR)$(MANDIR)/man8/xdpong.8
+	$(Q)install -D -m 0644 completion/xdpong.bash $(DESTDIR)$(BASHCOMPDIR)/xdpong
+	$(Q)install -d $(DESTDIR)$(UNITDIR)
+	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/xdpong@.service > $(DESTDIR)$(UNITDIR)/xdpong@.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/xdpong@.service
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/xdpong $(DESTDIR)$(MANDIR)/man8/xdpong.8 \
+		$(DESTDIR)$(BASHCOMPDIR)/xdpong $(DESTDIR)$(UNITDIR)/xdpong@.service
 
 -include $(wildcard tests/*.mk tools/*.mk tools/*/*.mk)
 

@@ -81,6 +81,7 @@ int parse_attach(int argc, char **argv, struct attach_opts *o, bool run)
 		{ "global-limit", required_argument, NULL, 'G' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "metrics-file", required_argument, NULL, 'M' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -152,6 +153,13 @@ int parse_attach(int argc, char **argv, struct attach_opts *o, bool run)
 			if (!run)
 				goto unknown;
 			o->json = true;
+			break;
+		case 'M':
+			if (!run)
+				goto unknown;
+			if (!*optarg)
+				return err("--metrics-file needs a path, e.g. /var/lib/prometheus/node-exporter/xdpong.prom");
+			o->metrics_file = optarg;
 			break;
 		case 'v':
 			verbose++;

@@ -109,12 +109,15 @@ static void usage(FILE *f)
 		"  attach IFACE [options]     load and attach, fill the address map, pin the maps\n"
 		"  detach IFACE               detach and remove the pins; the kernel answers again\n"
 		"  status [IFACE] [--json]    what is attached where\n"
-		"  stats IFACE [INTERVAL [COUNT]] [--json]\n"
+		"  stats IFACE [INTERVAL [COUNT]] [--json | --prometheus]\n"
 		"                             counters by outcome and reason, latency histogram\n"
 		"  run IFACE [options]        attach in the foreground, follow address changes,\n"
 		"                             detach on SIGINT/SIGTERM (for systemd)\n"
 		"  addr IFACE add|del PREFIX  change the prefixes an attached xdpong answers for\n"
 		"  addr IFACE list            list them\n"
+		"  trace IFACE [--count N] [--json]\n"
+		"                             one line per packet: addresses, echo id/seq,\n"
+		"                             verdict and reason, service time\n"
 		"\n"
 		"Options:\n"
 		"  -v, --verbose              more output (twice: libbpf and libxdp debug)\n"
@@ -125,9 +128,11 @@ static void usage(FILE *f)
 		"  xdpong attach eth0                      answer for eth0's own addresses\n"
 		"  xdpong attach eth0 --addr 192.0.2.0/24  and for an anycast prefix\n"
 		"  xdpong stats eth0 1                     rates every second\n"
+		"  xdpong stats eth0 --prometheus          metrics for Prometheus\n"
+		"  xdpong trace eth0 --count 10            watch the next 10 packets\n"
 		"  xdpong detach eth0\n"
 		"\n"
-		"Maps are pinned under " PIN_ROOT "/IFACE/ for bpftool.\n");
+		"Maps are pinned under " PIN_ROOT "/IFACE/ for bpftool. Manual: xdpong(8).\n");
 }
 
 struct command {
@@ -142,6 +147,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats },
 	{ "run", cmd_run },
 	{ "addr", cmd_addr },
+	{ "trace", cmd_trace },
 };
 
 int main(int argc, char **argv)

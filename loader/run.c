@@ -21,6 +21,7 @@ void run_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: xdpong run IFACE [attach options] [--interval SECS [--json]]\n"
+		"                  [--metrics-file PATH]\n"
 		"\n"
 		"Attach xdpong to IFACE and stay in the foreground: addresses added to or\n"
 		"removed from IFACE take effect at once (netlink), stats are printed every\n"
@@ -32,10 +33,15 @@ void run_usage(FILE *f)
 		"Options:\n"
 		"  -i, --interval SECS      print per-second rates every SECS seconds\n"
 		"  -j, --json               print them as JSON lines (as 'xdpong stats --json')\n"
+		"      --metrics-file PATH  rewrite PATH atomically every --interval (default\n"
+		"                           15 s, then nothing is printed) in the Prometheus\n"
+		"                           text format, for node_exporter's textfile\n"
+		"                           collector; removed on exit\n"
 		"\n"
 		"Examples:\n"
 		"  xdpong run eth0\n"
 		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
+		"  xdpong run eth0 --metrics-file /var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
 		"  systemctl start xdpong@eth0\n");
 }
 
@@ -159,10 +165,13 @@ int cmd_run(int argc, char **argv)
 	struct pollfd pfd[3];
 	struct live lv;
 	int mon = -1, sig = -1, tmr = -1, ret = 1;
-	bool have_stats = false;
+	bool have_stats = false, print_stats;
 
 	if (parse_attach(argc, argv, &o, true))
 		return EXIT_USAGE;
+	print_stats = o.interval > 0;
+	if (o.metrics_file && !o.interval)
+		o.interval = 15; /* node_exporter's scrape pace, more or less */
 	/* Subscribe before reading the addresses, so no change slips between. */
 	sig = signals_open();
 	mon = monitor_open();
@@ -176,6 +185,9 @@ int cmd_run(int argc, char **argv)
 	if (!attachment_find(lv.li.ifindex, &a, NULL)) {
 		have_stats = !snapshot_read(&a, &cur);
 	}
+	/* A metrics file that cannot be written is a configuration error: say so now. */
+	if (o.metrics_file && (!have_stats || prom_update_file(o.metrics_file, &a, &cur)))
+		goto out_detach;
 	tmr = timer_open(o.interval);
 	note("%s: running; Ctrl-C or SIGTERM detaches", lv.li.name);
 
@@ -234,9 +246,16 @@ int cmd_run(int argc, char **argv)
 			prev = cur;
 			if (snapshot_read(&a, &cur))
 				continue;
-			print_sample(&a, &prev, &cur, o.json, o.latency_sample);
+			if (print_stats)
+				print_sample(&a, &prev, &cur, o.json, o.latency_sample);
+			if (o.metrics_file)
+				prom_update_file(o.metrics_file, &a, &cur);
 		}
 	}
+	/* Counters of a detached program must not look alive to Prometheus. */
+	if (o.metrics_file)
+		unlink(o.metrics_file);
+out_detach:
 	if (have_stats)
 		attachment_close(&a);
 	attach_down(&lv, true);

@@ -176,6 +176,7 @@ static void stats_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: xdpong stats IFACE [INTERVAL [COUNT]] [--json] [--all]\n"
+		"       xdpong stats IFACE --prometheus\n"
 		"\n"
 		"Counters by outcome (replied, passed, dropped) and reason, and the\n"
 		"log2 histogram of the program's service time for replies. With\n"
@@ -187,11 +188,16 @@ static void stats_usage(FILE *f)
 		"Options:\n"
 		"  -j, --json     one JSON object per sample, one per line\n"
 		"  -a, --all      list reasons that are still zero too\n"
+		"  -p, --prometheus\n"
+		"                 one sample in the Prometheus text format (for the\n"
+		"                 node_exporter textfile collector see 'xdpong run\n"
+		"                 --metrics-file')\n"
 		"\n"
 		"Examples:\n"
 		"  xdpong stats eth0\n"
 		"  xdpong stats eth0 1 10\n"
-		"  xdpong stats eth0 --json | jq .replied\n");
+		"  xdpong stats eth0 --json | jq .replied\n"
+		"  xdpong stats eth0 --prometheus | promtool check metrics\n");
 }
 
 int cmd_stats(int argc, char **argv)
@@ -199,6 +205,7 @@ int cmd_stats(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "all", no_argument, NULL, 'a' },
+		{ "prometheus", no_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -209,19 +216,22 @@ int cmd_stats(int argc, char **argv)
 	struct link_info li;
 	unsigned long long count = 0, n = 0;
 	double interval = 0;
-	bool json = false, all = false;
+	bool json = false, all = false, prom = false;
 	const char *ifname;
 	int c, ret;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jvah", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jvaph", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
 		case 'a':
 			all = true;
+			break;
+		case 'p':
+			prom = true;
 			break;
 		case 'v':
 			verbose++;
@@ -263,6 +273,11 @@ int cmd_stats(int argc, char **argv)
 		err("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (prom && (json || interval)) {
+		err("--prometheus prints one sample and takes no --json or INTERVAL (for a file rewritten every interval: xdpong run %s --metrics-file PATH)",
+		    ifname);
+		return EXIT_USAGE;
+	}
 	if (require_root() || iface_lookup(ifname, &li))
 		return 1;
 	ret = attachment_find(li.ifindex, &a, NULL);
@@ -281,7 +296,9 @@ int cmd_stats(int argc, char **argv)
 		goto out;
 	}
 	if (!interval) {
-		if (json)
+		if (prom)
+			ret = prom_print(stdout, &a, &cur) || fflush(stdout) ? -EIO : 0;
+		else if (json)
 			stats_print_json(&a, &cur, NULL, ro.cfg_latency_sample);
 		else
 			print_text(&a, &cur, ro.cfg_latency_sample, all);
