@@ -297,9 +297,13 @@ int cmd_addr(int argc, char **argv)
 	if (require_root() || iface_lookup(ifname, &li))
 		return 1;
 	ret = attachment_find(li.ifindex, &a, NULL);
-	if (ret) {
+	if (ret == -ENOENT) {
 		err("xdpong is not attached to %s (attach it with 'xdpong attach %s')",
 		    li.name, li.name);
+		return 1;
+	}
+	if (ret) {
+		err("cannot read xdpong's maps on %s: %s", li.name, strerror(-ret));
 		return 1;
 	}
 	if (!strcmp(verb, "list")) {
@@ -328,7 +332,8 @@ int cmd_addr(int argc, char **argv)
 		else
 			ret = addr_map_del(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], &p);
 		if (ret == -ENOENT) {
-			err("%s: %s is not in the address map", li.name, buf);
+			err("%s: %s is not in the address map (see 'xdpong addr %s list')",
+			    li.name, buf, li.name);
 			rc = 1;
 		} else if (ret) {
 			err("%s: cannot %s %s: %s%s", li.name, verb, buf, strerror(-ret),

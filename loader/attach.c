@@ -369,6 +369,8 @@ static const char *attach_hint(int e, enum xdp_attach_mode mode)
 		return " (need root: CAP_BPF, CAP_NET_ADMIN, CAP_SYS_ADMIN)";
 	if (e == ERANGE)
 		return " (the MTU is too large for XDP on this driver)";
+	if (e == E2BIG || e == EACCES)
+		return " (the kernel's verifier rejected the program; 'xdpong -vv attach ...' prints its log)";
 	return "";
 }
 
@@ -401,7 +403,8 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 
 	lv->skel = xdpong_bpf__open();
 	if (!lv->skel)
-		return err("cannot open the BPF object: %s", strerror(errno));
+		return err("%s: cannot open the BPF object: %s (run with -vv for libbpf's log)",
+			   li->name, strerror(errno));
 	/* TUN frames start at the IP header: decided once, not per packet. */
 	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ?
 						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
@@ -425,7 +428,8 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 	e = libxdp_get_error(lv->prog);
 	if (e) {
 		lv->prog = NULL;
-		err("cannot prepare the XDP program: %s", strerror(-e));
+		err("%s: cannot prepare the XDP program: %s (run with -vv for libbpf's log)",
+		    li->name, strerror(-e));
 		goto fail;
 	}
 	if (lv->mode == XDP_MODE_UNSPEC) {
@@ -455,7 +459,7 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 
 		e = addr_map_put(lv->fd4, lv->fd6, &o->addrs[i], XDPONG_ADDR_OPERATOR);
 		if (e) {
-			err("cannot add %s to the address map: %s",
+			err("%s: cannot add %s to the address map: %s", li->name,
 			    prefix_str(&o->addrs[i], buf, sizeof(buf)), strerror(-e));
 			goto fail;
 		}
@@ -595,7 +599,8 @@ int cmd_detach(int argc, char **argv)
 			err("%s has XDP program id %u, which is not xdpong; not touching it",
 			    li.name, other);
 		else
-			err("xdpong is not attached to %s", li.name);
+			err("xdpong is not attached to %s ('xdpong status' shows where it is)",
+			    li.name);
 		return 1;
 	}
 	if (ret) {
@@ -642,20 +647,24 @@ static bool pinned_here(const struct attachment *a)
 static void status_one(const struct attachment *a, bool json, bool first)
 {
 	struct xdpong_bpf__rodata ro;
+	struct xdpong_bpf__bss bss = { 0 };
 	char dir[256];
 	bool pinned = pinned_here(a);
+	__u32 key = 0;
 
 	rodata_read(a, &ro);
+	bpf_map_lookup_elem(a->map_fd[MAP_BSS], &key, &bss);
 	pin_dir(a->ifname, dir, sizeof(dir));
 	if (json) {
 		printf("%s{\"iface\":", first ? "" : ",");
 		json_str(stdout, a->ifname);
 		printf(",\"ifindex\":%d,\"attached\":true,\"prog_id\":%u,\"mode\":\"%s\","
 		       "\"dispatcher\":%s,\"framing\":\"%s\",\"latency_sample\":%u,"
-		       "\"pin_dir\":",
+		       "\"trace_enabled\":%s,\"trace_lost\":%llu,\"pin_dir\":",
 		       a->ifindex, a->prog_id, a->mode, a->dispatcher ? "true" : "false",
 		       ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet",
-		       ro.cfg_latency_sample);
+		       ro.cfg_latency_sample, bss.trace_enabled ? "true" : "false",
+		       (unsigned long long)bss.trace_lost);
 		if (pinned)
 			json_str(stdout, dir);
 		else
@@ -681,6 +690,9 @@ static void status_one(const struct attachment *a, bool json, bool first)
 		printf("  pinned:  not visible here (pins made inside 'ip netns exec' vanish with it)\n");
 	printf("  latency: 1 packet in %u timed%s\n", ro.cfg_latency_sample,
 	       ro.cfg_latency_sample ? "" : " (off)");
+	if (bss.trace_enabled)
+		printf("  trace:   on, %llu events lost (no reader? 'xdpong trace %s --off')\n",
+		       (unsigned long long)bss.trace_lost, a->ifname);
 	if (ro.cfg_rate_cost_ns)
 		printf("  limit:   %llu replies/s per source, burst %llu\n",
 		       1000000000ULL / ro.cfg_rate_cost_ns,

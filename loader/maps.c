@@ -53,8 +53,8 @@ int bpffs_ensure(void)
 	if (mkdir(BPFFS_ROOT, 0755) && errno != EEXIST)
 		return err("cannot create %s: %s", BPFFS_ROOT, strerror(errno));
 	if (mount("bpf", BPFFS_ROOT, "bpf", 0, "mode=0700"))
-		return err("no bpffs at %s and mounting one failed: %s",
-			   BPFFS_ROOT, strerror(errno));
+		return err("no bpffs at %s and mounting one failed: %s (mount one: mount -t bpf bpf %s)",
+			   BPFFS_ROOT, strerror(errno), BPFFS_ROOT);
 	if (verbose)
 		note("mounted a bpffs at %s", BPFFS_ROOT);
 	return 0;

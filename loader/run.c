@@ -165,7 +165,7 @@ int cmd_run(int argc, char **argv)
 	struct pollfd pfd[3];
 	struct live lv;
 	int mon = -1, sig = -1, tmr = -1, ret = 1;
-	bool have_stats = false, print_stats;
+	bool have_attachment = false, have_stats = false, print_stats;
 
 	if (parse_attach(argc, argv, &o, true))
 		return EXIT_USAGE;
@@ -176,15 +176,15 @@ int cmd_run(int argc, char **argv)
 	sig = signals_open();
 	mon = monitor_open();
 	if (sig < 0 || mon < 0) {
-		err("cannot listen for %s: %s", sig < 0 ? "signals" : "netlink events",
+		err("%s: cannot listen for %s: %s", o.ifname,
+		    sig < 0 ? "signals" : "netlink events",
 		    strerror(-(sig < 0 ? sig : mon)));
 		goto out_fds;
 	}
 	if (attach_up(&o, &lv))
 		goto out_fds;
-	if (!attachment_find(lv.li.ifindex, &a, NULL)) {
-		have_stats = !snapshot_read(&a, &cur);
-	}
+	have_attachment = !attachment_find(lv.li.ifindex, &a, NULL);
+	have_stats = have_attachment && !snapshot_read(&a, &cur);
 	/* A metrics file that cannot be written is a configuration error: say so now. */
 	if (o.metrics_file && (!have_stats || prom_update_file(o.metrics_file, &a, &cur)))
 		goto out_detach;
@@ -198,7 +198,7 @@ int cmd_run(int argc, char **argv)
 		if (poll(pfd, tmr >= 0 ? 3 : 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			err("poll: %s", strerror(errno));
+			err("%s: poll: %s", lv.li.name, strerror(errno));
 			break;
 		}
 		if (pfd[0].revents & POLLIN) {
@@ -256,7 +256,7 @@ int cmd_run(int argc, char **argv)
 	if (o.metrics_file)
 		unlink(o.metrics_file);
 out_detach:
-	if (have_stats)
+	if (have_attachment)
 		attachment_close(&a);
 	attach_down(&lv, true);
 out_fds:
