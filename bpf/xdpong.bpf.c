@@ -29,7 +29,6 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 cfg_framing = XDPONG_FRAMING_ETH;
 const volatile __u32 cfg_latency_sample = 1; /* time 1 packet in N; 0: never */
 const volatile __u8 cfg_check_mac = 0;       /* pass frames for other MACs */
-const volatile __u8 cfg_mac[6] = {};
 const volatile __u64 cfg_rate_cost_ns = 0; /* per source: 1e9/PPS; 0: off */
 const volatile __u64 cfg_rate_tolerance_ns = 0;   /* (BURST - 1) * cost */
 const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
@@ -37,6 +36,9 @@ const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
 
 /* Changed at run time through the .bss map (mmap, one field at a time). */
 volatile __u32 trace_enabled = 0; /* `xdpong trace` is reading */
+/* The interface's MAC in the first 6 bytes, zero-padded. One aligned 8-byte
+ * word, so `xdpong run` can follow a MAC change without a torn read. */
+volatile __u64 if_mac = 0;
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
 __u64 global_tat_ns = 0;          /* GCRA state of the global limit */
 
@@ -489,11 +491,13 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx)
 	/* A reply must never go to, or come from, a group MAC. */
 	if ((eth->h_dest[0] & 1) || (eth->h_source[0] & 1))
 		return R(pass_l2_group);
-	if (cfg_check_mac &&
-	    (eth->h_dest[0] != cfg_mac[0] || eth->h_dest[1] != cfg_mac[1] ||
-	     eth->h_dest[2] != cfg_mac[2] || eth->h_dest[3] != cfg_mac[3] ||
-	     eth->h_dest[4] != cfg_mac[4] || eth->h_dest[5] != cfg_mac[5]))
-		return R(pass_l2_other_host);
+	if (cfg_check_mac) {
+		__u64 dst = 0;
+
+		__builtin_memcpy(&dst, eth->h_dest, 6);
+		if (dst != if_mac) /* the kernel drops PACKET_OTHERHOST */
+			return R(pass_l2_other_host);
+	}
 
 	if (eth->h_proto == bpf_htons(XP_ETH_P_IP))
 		reason = handle_ipv4((void *)(eth + 1), end, len - sizeof(*eth));

@@ -410,7 +410,7 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
 	if (li->type == ARPHRD_ETHER && li->has_mac) {
 		lv->skel->rodata->cfg_check_mac = 1;
-		memcpy((void *)lv->skel->rodata->cfg_mac, li->mac, 6);
+		memcpy((void *)&lv->skel->bss->if_mac, li->mac, 6);
 	}
 	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
 	if (o->rate_pps) {
@@ -644,6 +644,19 @@ static bool pinned_here(const struct attachment *a)
 	return same;
 }
 
+/* Does the MAC the program compares with still belong to the interface? */
+static bool mac_current(const struct attachment *a,
+			const struct xdpong_bpf__bss *bss)
+{
+	struct link_info li;
+	__u64 word = 0;
+
+	if (link_get(NULL, a->ifindex, &li) || !li.has_mac)
+		return true;
+	memcpy(&word, li.mac, 6);
+	return word == bss->if_mac;
+}
+
 static void status_one(const struct attachment *a, bool json, bool first)
 {
 	struct xdpong_bpf__rodata ro;
@@ -660,11 +673,13 @@ static void status_one(const struct attachment *a, bool json, bool first)
 		json_str(stdout, a->ifname);
 		printf(",\"ifindex\":%d,\"attached\":true,\"prog_id\":%u,\"mode\":\"%s\","
 		       "\"dispatcher\":%s,\"framing\":\"%s\",\"latency_sample\":%u,"
-		       "\"trace_enabled\":%s,\"trace_lost\":%llu,\"pin_dir\":",
+		       "\"trace_enabled\":%s,\"trace_lost\":%llu,\"mac_current\":%s,"
+		       "\"pin_dir\":",
 		       a->ifindex, a->prog_id, a->mode, a->dispatcher ? "true" : "false",
 		       ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet",
 		       ro.cfg_latency_sample, bss.trace_enabled ? "true" : "false",
-		       (unsigned long long)bss.trace_lost);
+		       (unsigned long long)bss.trace_lost,
+		       !ro.cfg_check_mac || mac_current(a, &bss) ? "true" : "false");
 		if (pinned)
 			json_str(stdout, dir);
 		else
@@ -693,6 +708,9 @@ static void status_one(const struct attachment *a, bool json, bool first)
 	if (bss.trace_enabled)
 		printf("  trace:   on, %llu events lost (no reader? 'xdpong trace %s --off')\n",
 		       (unsigned long long)bss.trace_lost, a->ifname);
+	if (ro.cfg_check_mac && !mac_current(a, &bss))
+		printf("  WARNING: %s's MAC changed since attach: frames to the new MAC go to the kernel and frames to the old one would be answered; run 'xdpong attach %s --force' (or use 'xdpong run', which follows MAC changes)\n",
+		       a->ifname, a->ifname);
 	if (ro.cfg_rate_cost_ns)
 		printf("  limit:   %llu replies/s per source, burst %llu\n",
 		       1000000000ULL / ro.cfg_rate_cost_ns,

@@ -105,6 +105,22 @@ void pin_dir(const char *ifname, char *buf, size_t size);
 /* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
 int bpffs_ensure(void);
 
+/*
+ * The .bss map, written one field at a time through an mmap (so counters
+ * the program updates are never clobbered); lookup+update if mmap fails.
+ */
+struct xdpong_bpf__bss;
+struct bss_access {
+	int fd;
+	struct xdpong_bpf__bss *mem; /* mmap of the map, NULL if that failed */
+	size_t len;
+};
+int bss_open(struct bss_access *b, int fd);
+void bss_close(struct bss_access *b);
+int bss_read(const struct bss_access *b, struct xdpong_bpf__bss *out);
+int bss_set_trace(const struct bss_access *b, __u32 on);
+int bss_set_mac(const struct bss_access *b, const __u8 mac[6]);
+
 /* The attached program's configuration, in the skeleton's own layout. */
 struct xdpong_bpf__rodata;
 int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -200,4 +201,92 @@ int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro)
 	if (bpf_map_lookup_elem(a->map_fd[MAP_RODATA], &key, ro))
 		return -errno;
 	return 0;
+}
+
+/* ---- the .bss map: one field at a time, never the whole value ---- */
+
+int bss_open(struct bss_access *b, int fd)
+{
+	struct bpf_map_info mi = { 0 };
+	__u32 len = sizeof(mi);
+	long page = sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	b->fd = fd;
+	b->mem = NULL;
+	if (bpf_obj_get_info_by_fd(fd, &mi, &len))
+		return -errno;
+	/* A program from another xdpong build may lay .bss out otherwise. */
+	if (mi.value_size != sizeof(struct xdpong_bpf__bss))
+		return -EPROTO;
+	b->len = (sizeof(struct xdpong_bpf__bss) + page - 1) / page * page;
+	mem = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		if (verbose)
+			note("cannot mmap the .bss map (%s); using lookup and update",
+			     strerror(errno));
+		return 0;
+	}
+	b->mem = mem;
+	return 0;
+}
+
+void bss_close(struct bss_access *b)
+{
+	if (b->mem)
+		munmap(b->mem, b->len);
+	b->mem = NULL;
+}
+
+int bss_read(const struct bss_access *b, struct xdpong_bpf__bss *out)
+{
+	__u32 key = 0;
+
+	if (b->mem) {
+		out->trace_enabled = __atomic_load_n(&b->mem->trace_enabled,
+						     __ATOMIC_RELAXED);
+		out->trace_lost = __atomic_load_n(&b->mem->trace_lost,
+						  __ATOMIC_RELAXED);
+		out->global_tat_ns = b->mem->global_tat_ns;
+		out->if_mac = __atomic_load_n(&b->mem->if_mac, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return bpf_map_lookup_elem(b->fd, &key, out) ? -errno : 0;
+}
+
+int bss_set_trace(const struct bss_access *b, __u32 on)
+{
+	struct xdpong_bpf__bss v;
+	__u32 key = 0;
+
+	if (b->mem) {
+		__atomic_store_n(&b->mem->trace_enabled, on, __ATOMIC_RELAXED);
+		return 0;
+	}
+	/*
+	 * Without mmap the whole value is rewritten: an increment of
+	 * trace_lost or a rate-limit update between the two calls is lost.
+	 */
+	if (bpf_map_lookup_elem(b->fd, &key, &v))
+		return -errno;
+	v.trace_enabled = on;
+	return bpf_map_update_elem(b->fd, &key, &v, BPF_ANY) ? -errno : 0;
+}
+
+int bss_set_mac(const struct bss_access *b, const __u8 mac[6])
+{
+	struct xdpong_bpf__bss v;
+	__u64 word = 0;
+	__u32 key = 0;
+
+	memcpy(&word, mac, 6);
+	if (b->mem) {
+		/* One aligned 8-byte store: the program never sees half a MAC. */
+		__atomic_store_n(&b->mem->if_mac, word, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (bpf_map_lookup_elem(b->fd, &key, &v))
+		return -errno;
+	v.if_mac = word;
+	return bpf_map_update_elem(b->fd, &key, &v, BPF_ANY) ? -errno : 0;
 }

@@ -15,7 +15,9 @@
 #include <sys/timerfd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <bpf/libbpf.h>
 #include "loader.h"
+#include "xdpong.skel.h"
 
 void run_usage(FILE *f)
 {
@@ -70,6 +72,7 @@ enum monitor_event {
 	EV_ADDRS = 1,     /* an address of ours changed */
 	EV_LINK_GONE = 2, /* our interface was deleted */
 	EV_OVERRUN = 4,   /* events were lost: resync everything */
+	EV_LINK = 8,      /* our interface changed (its MAC, perhaps) */
 };
 
 /* Drain the socket; say what concerns ifindex. */
@@ -100,6 +103,11 @@ static int monitor_read(int fd, int ifindex)
 
 				if (ifi->ifi_index == ifindex)
 					ev |= EV_LINK_GONE;
+			} else if (nh->nlmsg_type == RTM_NEWLINK) {
+				struct ifinfomsg *ifi = NLMSG_DATA(nh);
+
+				if (ifi->ifi_index == ifindex)
+					ev |= EV_LINK;
 			}
 		}
 	}
@@ -155,6 +163,34 @@ static void print_sample(const struct attachment *a, const struct snapshot *prev
 	       (cur->outcome[XDPONG_DROPPED] - prev->outcome[XDPONG_DROPPED]) / dt,
 	       (unsigned long long)cur->outcome[XDPONG_REPLIED]);
 	fflush(stdout);
+}
+
+/*
+ * A new MAC: frames to the old one are the kernel's to drop, frames to
+ * the new one are ours to answer. The program reads it from .bss.
+ */
+static void follow_mac(struct live *lv)
+{
+	struct bss_access bss;
+	struct link_info now;
+	int e;
+
+	if (!lv->li.has_mac || link_get(NULL, lv->li.ifindex, &now) ||
+	    !now.has_mac || !memcmp(now.mac, lv->li.mac, 6))
+		return;
+	e = bss_open(&bss, bpf_map__fd(lv->skel->maps.bss));
+	if (!e)
+		e = bss_set_mac(&bss, now.mac);
+	bss_close(&bss);
+	if (e) {
+		err("%s: the MAC changed but the program could not follow: %s",
+		    lv->li.name, strerror(-e));
+		return;
+	}
+	memcpy(lv->li.mac, now.mac, 6);
+	note("%s: MAC changed to %02x:%02x:%02x:%02x:%02x:%02x; following it",
+	     lv->li.name, now.mac[0], now.mac[1], now.mac[2], now.mac[3],
+	     now.mac[4], now.mac[5]);
 }
 
 int cmd_run(int argc, char **argv)
@@ -224,6 +260,8 @@ int cmd_run(int argc, char **argv)
 				lv.attached = false; /* the kernel detached it with the device */
 				break;
 			}
+			if (ev & (EV_LINK | EV_OVERRUN))
+				follow_mac(&lv);
 			if (ev & (EV_ADDRS | EV_OVERRUN)) {
 				int n4 = 0, n6 = 0, e;
 

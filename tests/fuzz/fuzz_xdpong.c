@@ -659,7 +659,7 @@ static int setup_instance(enum pkt_framing framing)
 	skel->rodata->cfg_framing = framing == PKT_FRAMING_IP ? XDPONG_FRAMING_IP :
 								XDPONG_FRAMING_ETH;
 	skel->rodata->cfg_check_mac = framing == PKT_FRAMING_ETH;
-	memcpy((void *)skel->rodata->cfg_mac, our_mac, 6);
+	memcpy((void *)&skel->bss->if_mac, our_mac, 6);
 	skel->rodata->cfg_latency_sample = 1;
 	err = xdpong_bpf__load(skel);
 	if (err) {

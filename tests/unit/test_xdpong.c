@@ -996,7 +996,7 @@ static int setup_instance(enum inst i)
 
 	skel->rodata->cfg_framing = tun ? XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
 	skel->rodata->cfg_check_mac = in->ref.check_mac;
-	memcpy((void *)skel->rodata->cfg_mac, mac, 6);
+	memcpy((void *)&skel->bss->if_mac, mac, 6);
 	skel->rodata->cfg_latency_sample = in->sampled ? 1 : 0;
 	if (i == RATE || i == RATE_TUN) {
 		skel->rodata->cfg_rate_cost_ns = RATE_COST_NS;
