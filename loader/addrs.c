@@ -298,7 +298,7 @@ int cmd_addr(int argc, char **argv)
 		return 1;
 	ret = attachment_find(li.ifindex, &a, NULL);
 	if (ret == -ENOENT) {
-		err("xdpong is not attached to %s (attach it with 'xdpong attach %s')",
+		err("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
 		    li.name, li.name);
 		return 1;
 	}

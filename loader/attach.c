@@ -237,15 +237,32 @@ bool pinned_map_in_use(const char *path)
 }
 
 /* Pins of ifname from an earlier attach that is gone may be replaced. */
-static int pins_prepare(const char *ifname)
+/*
+ * Pins left at our path: the attached xdpong's own (replaced with it under
+ * --force), stale ones from an attach that is gone or was killed halfway
+ * (removed), or a live xdpong's of the same name in another netns (refused).
+ */
+static int pins_prepare(const char *ifname, __u32 own_stats_map_id)
 {
+	struct bpf_map_info mi = { 0 };
 	char dir[256], path[320];
+	__u32 len = sizeof(mi);
+	int fd;
 
 	pin_dir(ifname, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/%s", dir, map_pin_names[MAP_STATS]);
-	if (!access(path, F_OK) && pinned_map_in_use(path))
-		return err("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?); detach that one first",
-			   dir);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		bool own = !bpf_obj_get_info_by_fd(fd, &mi, &len) &&
+			   own_stats_map_id && mi.id == own_stats_map_id;
+
+		close(fd);
+		if (own)
+			return 0;
+		if (pinned_map_in_use(path))
+			return err("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?); detach that one first",
+				   dir);
+	}
 	pins_remove(ifname); /* stale, or partial from a killed attach */
 	return 0;
 }
@@ -308,39 +325,64 @@ static int check_veth_peer(const struct link_info *li, bool explicit_native,
 	return 0;
 }
 
-static int detach_existing(const struct link_info *li, bool force)
+/* What is on the interface before we attach. */
+struct existing {
+	bool ours;          /* an xdpong */
+	__u32 prog_id;      /* xdpong's, or a foreign program's */
+	__u32 stats_map_id; /* xdpong's, to recognize its own pins */
+	int xdp_mode;
+};
+
+/* Refuse, without side effects, unless the interface is free or --force. */
+static int existing_check(const struct link_info *li, bool force,
+			  struct existing *ex)
 {
 	struct attachment a;
 	__u32 other = 0;
 	int ret;
 
+	memset(ex, 0, sizeof(*ex));
 	ret = attachment_find(li->ifindex, &a, &other);
-	if (ret == -ENOENT && !other)
-		return 0;
-	if (!force) {
-		if (!ret) {
-			attachment_close(&a);
-			return err("xdpong is already attached to %s (program id %u, %s mode); use --force to replace it",
-				   li->name, a.prog_id, a.mode);
-		}
-		return err("%s already has an XDP program (id %u) that is not xdpong; use --force to replace it",
-			   li->name, other ? other : li->xdp_prog_id);
-	}
 	if (!ret) {
-		struct xdp_program *p = xdp_program__from_id(a.prog_id);
+		ex->ours = true;
+		ex->prog_id = a.prog_id;
+		ex->stats_map_id = a.map_id[MAP_STATS];
+		ex->xdp_mode = a.xdp_mode;
+		attachment_close(&a);
+	} else {
+		ex->prog_id = other ? other : li->xdp_prog_id;
+	}
+	if (!ex->prog_id || force)
+		return 0;
+	if (ex->ours)
+		return err("xdpong is already attached to %s (program id %u, %s mode); use --force to replace it",
+			   li->name, ex->prog_id,
+			   ex->xdp_mode == XDP_MODE_SKB ? "skb" : "native");
+	return err("%s already has an XDP program (id %u) that is not xdpong; use --force to replace it",
+		   li->name, ex->prog_id);
+}
+
+/* --force: take down what existing_check found. */
+static int existing_detach(const struct link_info *li, const struct existing *ex)
+{
+	int ret;
+
+	if (!ex->prog_id)
+		return 0;
+	if (ex->ours) {
+		struct xdp_program *p = xdp_program__from_id(ex->prog_id);
 
 		ret = libxdp_get_error(p);
 		if (!ret) {
-			ret = xdp_program__detach(p, li->ifindex, a.xdp_mode, 0);
+			ret = xdp_program__detach(p, li->ifindex, ex->xdp_mode, 0);
 			xdp_program__close(p);
 		}
-		attachment_close(&a);
 		if (ret)
 			return err("cannot detach the old xdpong from %s: %s", li->name,
 				   strerror(-ret));
 		pins_remove(li->name);
 		if (verbose)
-			note("%s: replaced xdpong program id %u", li->name, a.prog_id);
+			note("%s: replaced xdpong program id %u", li->name, ex->prog_id);
 		return 0;
 	}
 	{
@@ -352,9 +394,9 @@ static int detach_existing(const struct link_info *li, bool force)
 			xdp_multiprog__close(mp);
 		}
 		if (ret)
-			return err("cannot detach program id %u from %s: %s", other,
+			return err("cannot detach program id %u from %s: %s", ex->prog_id,
 				   li->name, strerror(-ret));
-		note("%s: detached XDP program id %u (--force)", li->name, other);
+		note("%s: detached XDP program id %u (--force)", li->name, ex->prog_id);
 	}
 	return 0;
 }
@@ -378,17 +420,22 @@ static const char *attach_hint(int e, enum xdp_attach_mode mode)
 int attach_up(const struct attach_opts *o, struct live *lv)
 {
 	struct link_info *li = &lv->li;
+	struct existing ex;
 	bool use_skb = false;
 	int e, n4 = 0, n6 = 0;
 
 	memset(lv, 0, sizeof(*lv));
 	if (require_root() || iface_lookup(o->ifname, li))
 		return -1;
-	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE &&
-	    li->type != ARPHRD_LOOPBACK)
-		return err("%s: link type %u is not supported (Ethernet, TAP, TUN and loopback are)",
+	if (li->type == ARPHRD_LOOPBACK)
+		return err("%s: xdpong does not attach to loopback: pings to local addresses never cross a driver, and the kernel answers them itself",
+			   li->name);
+	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE)
+		return err("%s: link type %u is not supported (Ethernet, TAP and TUN are)",
 			   li->name, li->type);
-	if (bpffs_ensure() || pins_prepare(li->name))
+	if (existing_check(li, o->force, &ex))
+		return -1;
+	if (bpffs_ensure() || pins_prepare(li->name, ex.stats_map_id))
 		return -1;
 
 	lv->mode = o->mode;
@@ -398,7 +445,7 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 		return -1;
 	if (use_skb)
 		lv->mode = XDP_MODE_SKB;
-	if (detach_existing(li, o->force))
+	if (existing_detach(li, &ex))
 		return -1;
 
 	lv->skel = xdpong_bpf__open();
@@ -435,7 +482,8 @@ int attach_up(const struct attach_opts *o, struct live *lv)
 	if (lv->mode == XDP_MODE_UNSPEC) {
 		lv->mode = XDP_MODE_NATIVE;
 		e = xdp_program__attach(lv->prog, li->ifindex, lv->mode, 0);
-		if (e) {
+		/* Only "the driver cannot": any other error is reported as is. */
+		if (e == -EOPNOTSUPP || e == -EINVAL || e == -ERANGE) {
 			note("%s: native XDP not available (%s); using skb mode",
 			     li->name, strerror(-e));
 			lv->mode = XDP_MODE_SKB;
@@ -569,8 +617,9 @@ int cmd_detach(int argc, char **argv)
 		"again. Refuses to touch an XDP program that is not xdpong. If IFACE is\n"
 		"gone, removes the pins it left.\n"
 		"\n"
-		"Example:\n"
-		"  xdpong detach eth0\n";
+		"Examples:\n"
+		"  xdpong detach eth0\n"
+		"  ip netns exec lab xdpong detach veth0\n";
 	struct xdp_program *p;
 	struct attachment a;
 	struct link_info li;
@@ -599,7 +648,7 @@ int cmd_detach(int argc, char **argv)
 			err("%s has XDP program id %u, which is not xdpong; not touching it",
 			    li.name, other);
 		else
-			err("xdpong is not attached to %s ('xdpong status' shows where it is)",
+			err("%s: xdpong is not attached here ('xdpong status' shows where it is)",
 			    li.name);
 		return 1;
 	}
@@ -698,7 +747,7 @@ static void status_one(const struct attachment *a, bool json, bool first)
 	printf("  maps:    ");
 	for (int m = 0; m < MAP_COUNT; m++)
 		printf("%s %u%s", map_pin_names[m], a->map_id[m],
-		       m + 1 < MAP_COUNT ? "," : "\n");
+		       m + 1 < MAP_COUNT ? ", " : "\n");
 	if (pinned)
 		printf("  pinned:  %s/\n", dir);
 	else

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/capability.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
@@ -57,10 +59,25 @@ static int print_libxdp(enum libxdp_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* Effective capability bit n, from capget(2); no libcap needed. */
+static bool have_cap(const struct __user_cap_data_struct d[2], int n)
+{
+	return d[n / 32].effective & (1U << (n % 32));
+}
+
 int require_root(void)
 {
-	if (geteuid() != 0)
-		return err("must run as root (needs CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)");
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	/* Root in a container may lack them: the uid alone says nothing. */
+	if (syscall(SYS_capget, &h, d))
+		return err("cannot read this process's capabilities: %s", strerror(errno));
+	if (!have_cap(d, CAP_NET_ADMIN) || !have_cap(d, CAP_SYS_ADMIN) ||
+	    (!have_cap(d, 39 /* CAP_BPF */) && !have_cap(d, CAP_SYS_ADMIN)))
+		return err("%s (needs CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)",
+			   geteuid() ? "must run as root" :
+				       "running as root but without the needed capabilities");
 	return 0;
 }
 

@@ -283,7 +283,7 @@ int cmd_stats(int argc, char **argv)
 	ret = attachment_find(li.ifindex, &a, NULL);
 	if (ret) {
 		if (ret == -ENOENT)
-			err("xdpong is not attached to %s (attach it with 'xdpong attach %s')",
+			err("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
 			    li.name, li.name);
 		else
 			err("cannot read xdpong's maps on %s: %s", li.name, strerror(-ret));

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Bad usage exits 2 (as iproute2 and xdp-tools) with a message naming
+# what is wrong, and attaches nothing. Run in a namespace of its own so a
+# command that wrongly succeeded could not touch this host's interfaces.
+. "$(dirname "$0")/../lib.sh"
+
+xdpt_require_all
+xdpt_ns_new NS usage
+
+# args (one string, split on spaces) | exit code | stderr must match (ERE)
+CASES=(
+	"attach lo --mode foo|2|invalid mode 'foo' \(expected auto, native or skb\)"
+	"attach lo -m drvx|2|invalid mode 'drvx'"
+	"attach lo --addr 10.0.0.0/33|2|invalid prefix '10\.0\.0\.0/33'"
+	"attach lo --addr 2001:db8::/129|2|invalid prefix '2001:db8::/129'"
+	"attach lo --addr 10.0.0.256|2|invalid prefix '10\.0\.0\.256'"
+	"attach lo --addr bogus|2|invalid prefix 'bogus' \(expected ADDR or ADDR/LEN"
+	"attach lo --addr 10.0.0.0/|2|invalid prefix '10\.0\.0\.0/'"
+	"attach lo --addr|2|'--addr' needs a value"
+	"attach|2|missing interface"
+	"attach lo extra|2|unexpected argument 'extra'"
+	"attach lo --bogus|2|unknown option '--bogus'"
+	"attach lo --latency-sample x|2|invalid --latency-sample 'x'"
+	"attach lo --rate-limit 0|2|invalid --rate-limit '0'"
+	"detach|2|missing interface"
+	"detach lo --bogus|2|unknown option '--bogus'"
+	"status --bogus|2|unknown option '--bogus'"
+	"stats|2|missing interface"
+	"stats lo abc|2|invalid interval 'abc'"
+	"stats lo 1 0|2|invalid count '0'"
+	"stats lo 1 2 3|2|unexpected argument '3'"
+	"stats lo --bogus|2|unknown option '--bogus'"
+	"bogus|2|unknown command 'bogus' \(try 'xdpong --help'\)"
+	"--bogus|2|unknown option '--bogus'"
+	"|2|Usage: xdpong"
+)
+
+for c in "${CASES[@]}"; do
+	IFS='|' read -r args want re <<<"$c"
+	# shellcheck disable=SC2086 # split on purpose
+	xdpt_rc "$want" --ns "$NS" "$XDPONG" $args
+	xdpt_assert_match "$re" "$XDPT_ERR$XDPT_OUT" "message of 'xdpong $args'"
+	xdpt_assert_no_match '(Segmentation|core dumped|libbpf:|libxdp:)' "$XDPT_ERR" "'xdpong $args'"
+	xdpt_log "xdpong $args -> $want: $(printf '%s\n' "$XDPT_ERR" | head -n 1)"
+done
+
+# Nothing of the above attached anything.
+xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS" lo)" "XDP program on lo after the usage errors"
+xdpt_pass

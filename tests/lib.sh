@@ -1,0 +1,416 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034 # its variables are the tests' to use
+#
+# Shared helpers for the namespace and CLI tests. Source it first thing:
+#
+#	. "$(dirname "$0")/../lib.sh"
+#
+# A test exits 0 (pass), 1 (fail) or 77 (skip, as automake and the kernel
+# selftests' ksft_skip do). Every assertion prints what it expected and what
+# it found, then fails the test at once; the EXIT trap always deletes every
+# namespace the test made and every pin it left, whatever the outcome.
+
+set -u
+
+XDPT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+XDPONG=${XDPONG:-$XDPT_REPO/build/xdpong}
+XDP_PASS_OBJ=${XDP_PASS_OBJ:-$XDPT_REPO/build/tools/xdp_pass.bpf.o}
+XDPT_SKIP=77
+XDPT_PIN_ROOT=/sys/fs/bpf/xdpong
+XDPT_NAME=$(basename "$0" .sh)
+
+# Unique per test process: pid, 'x', a random suffix (at most 11 characters,
+# so "xa2$XDPT_ID" still fits an interface name).
+XDPT_ID=$$x$(printf '%03x' $((RANDOM % 4096)))
+# Under tests/run.sh: tell it our id, so it can find what we leave behind.
+[ -n "${XDPT_RECORD:-}" ] && echo "$XDPT_ID" >>"$XDPT_RECORD"
+
+XDPT_NAMESPACES=()
+XDPT_PIN_DIRS=()
+XDPT_TMP=
+
+# Fixed addresses: each test has its own namespaces, so they never clash.
+PING4=10.99.0.1
+RESP4=10.99.0.2
+NET4_BCAST=10.99.0.255
+PING6=fd00:99::1
+RESP6=fd00:99::2
+
+xdpt_log()
+{
+	printf '# %s\n' "$*"
+}
+
+xdpt_fail()
+{
+	printf 'FAIL: %s: %s\n' "$XDPT_NAME" "$*" >&2
+	exit 1
+}
+
+xdpt_skip()
+{
+	printf 'SKIP: %s: %s\n' "$XDPT_NAME" "$*" >&2
+	exit "$XDPT_SKIP"
+}
+
+xdpt_pass()
+{
+	printf 'ok: %s\n' "$XDPT_NAME"
+	exit 0
+}
+
+xdpt_cleanup()
+{
+	local rc=$? ns pid dir
+
+	trap - EXIT
+	set +e
+	for ns in "${XDPT_NAMESPACES[@]}"; do
+		# Processes this test left running inside (a background ping or
+		# stats): only those, by pid.
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill "$pid" 2>/dev/null
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	for dir in "${XDPT_PIN_DIRS[@]}"; do
+		[ -d "$dir" ] && rm -rf -- "$dir"
+	done
+	[ -d "$XDPT_PIN_ROOT" ] && rmdir "$XDPT_PIN_ROOT" 2>/dev/null
+	[ -n "$XDPT_TMP" ] && rm -rf -- "$XDPT_TMP"
+	exit "$rc"
+}
+trap xdpt_cleanup EXIT
+# A timeout's SIGTERM must still run the cleanup above.
+trap 'exit 143' TERM INT HUP
+
+xdpt_require_root()
+{
+	[ "$(id -u)" -eq 0 ] || xdpt_skip "needs root"
+}
+
+xdpt_require_cmd()
+{
+	local c
+
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || xdpt_skip "needs '$c' (run tools/deps.sh)"
+	done
+}
+
+# Root, the tools every test uses, and the built binaries.
+xdpt_require_all()
+{
+	xdpt_require_root
+	xdpt_require_cmd ip ping jq bpftool nsenter timeout
+	[ -x "$XDPONG" ] || xdpt_fail "$XDPONG is missing: run 'make' first"
+	[ -r "$XDP_PASS_OBJ" ] || xdpt_fail "$XDP_PASS_OBJ is missing: run 'make' first"
+}
+
+# A scratch directory in XDPT_TMP, removed on exit. Not in a subshell.
+xdpt_tmpdir()
+{
+	[ -n "$XDPT_TMP" ] && return 0
+	XDPT_TMP=$(mktemp -d "/tmp/xdpt-$XDPT_NAME.XXXXXX") ||
+		xdpt_fail "cannot create a scratch directory"
+}
+
+# xdpt_ns_new VAR TAG: make namespace xdpt-TAG-<id>, loopback up, name in VAR.
+xdpt_ns_new()
+{
+	local var=$1 name="xdpt-$2-$XDPT_ID"
+
+	ip netns add "$name" || xdpt_fail "cannot create namespace $name"
+	XDPT_NAMESPACES+=("$name")
+	ip -n "$name" link set lo up
+	printf -v "$var" '%s' "$name"
+}
+
+# Remember a pin directory made through nsenter (host mount namespace).
+xdpt_track_pins()
+{
+	XDPT_PIN_DIRS+=("$XDPT_PIN_ROOT/$1")
+}
+
+# xdpt_sysctl NS KEY VALUE: set a per-namespace sysctl through /proc/sys.
+xdpt_sysctl()
+{
+	ip netns exec "$1" sh -c "echo '$3' > /proc/sys/$(printf '%s' "$2" | tr . /)" ||
+		xdpt_fail "cannot set $2=$3 in $1"
+}
+
+# Kernel echo on (0) or off (1) in NS, for IPv4 and IPv6.
+xdpt_kernel_echo_ignore()
+{
+	xdpt_sysctl "$1" net.ipv4.icmp_echo_ignore_all "$2"
+	xdpt_sysctl "$1" net.ipv6.icmp.echo_ignore_all "$2"
+}
+
+# xdpt_wait SECONDS CMD...: run CMD every 0.1 s until it succeeds; 1 on timeout.
+xdpt_wait()
+{
+	local tries=$(($1 * 10))
+
+	shift
+	while [ "$tries" -gt 0 ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+_xdpt_no_tentative()
+{
+	! ip -n "$1" -6 addr show dev "$2" tentative | grep -q inet6
+}
+
+#
+# xdpt_topo_veth: the two-namespace topology most tests use.
+#
+#   $NS_PING                                 $NS_RESP
+#  +--------------------------+  veth pair  +--------------------------+
+#  | $IF_PING                 |-------------| $IF_RESP  <- xdpong here |
+#  | 10.99.0.1/24             |             | 10.99.0.2/24             |
+#  | fd00:99::1/64 (nodad)    |             | fd00:99::2/64 (nodad)    |
+#  +--------------------------+             +--------------------------+
+#
+# Interface names carry the test id: pins made through nsenter live in the
+# host's /sys/fs/bpf/xdpong/IFACE and must not collide with another run.
+#
+xdpt_topo_veth()
+{
+	local ns
+
+	xdpt_ns_new NS_PING ping
+	xdpt_ns_new NS_RESP resp
+	IF_PING="xp$XDPT_ID"
+	IF_RESP="xr$XDPT_ID"
+	ip link add "$IF_PING" netns "$NS_PING" type veth \
+		peer name "$IF_RESP" netns "$NS_RESP" ||
+		xdpt_fail "cannot create the veth pair"
+	# No duplicate address detection: addresses are usable at once, and
+	# xdpong skips tentative ones.
+	xdpt_sysctl "$NS_PING" "net.ipv6.conf.$IF_PING.accept_dad" 0
+	xdpt_sysctl "$NS_RESP" "net.ipv6.conf.$IF_RESP.accept_dad" 0
+	for ns in "$NS_PING" "$NS_RESP"; do
+		# Broadcast pings must not be answered by either kernel.
+		xdpt_sysctl "$ns" net.ipv4.icmp_echo_ignore_broadcasts 1
+	done
+	ip -n "$NS_PING" addr add "$PING4/24" dev "$IF_PING"
+	ip -n "$NS_PING" addr add "$PING6/64" dev "$IF_PING" nodad
+	ip -n "$NS_RESP" addr add "$RESP4/24" dev "$IF_RESP"
+	ip -n "$NS_RESP" addr add "$RESP6/64" dev "$IF_RESP" nodad
+	ip -n "$NS_PING" link set "$IF_PING" up
+	ip -n "$NS_RESP" link set "$IF_RESP" up
+	if ! xdpt_wait 5 _xdpt_no_tentative "$NS_PING" "$IF_PING" ||
+		! xdpt_wait 5 _xdpt_no_tentative "$NS_RESP" "$IF_RESP"; then
+		xdpt_fail "IPv6 addresses still tentative after 5 s"
+	fi
+	xdpt_wait 5 ip netns exec "$NS_PING" ping -c 1 -W 1 "$RESP4" ||
+		xdpt_fail "no IPv4 connectivity over the veth pair before attaching"
+	xdpt_wait 5 ip netns exec "$NS_PING" ping -6 -c 1 -W 1 "$RESP6" ||
+		xdpt_fail "no IPv6 connectivity over the veth pair before attaching"
+}
+
+# Attach xdp_pass natively to the pinger's veth: native XDP_TX from the
+# responder reaches the pinger only when its veth runs an XDP program.
+xdpt_peer_xdp_pass()
+{
+	ip -n "$NS_PING" link set dev "$IF_PING" xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
+		xdpt_fail "cannot attach $XDP_PASS_OBJ to $IF_PING"
+}
+
+#
+# xdpt_run [--ns NS] CMD...: run CMD (bounded by 60 s), inside NS with
+# `ip netns exec` if given. Sets XDPT_RC, XDPT_OUT, XDPT_ERR. Never fails.
+#
+xdpt_run()
+{
+	local dir
+
+	xdpt_tmpdir
+	dir=$XDPT_TMP
+	if [ "$1" = --ns ]; then
+		local ns=$2
+
+		shift 2
+		set -- ip netns exec "$ns" "$@"
+	fi
+	timeout -k 5 60 "$@" >"$dir/out" 2>"$dir/err"
+	XDPT_RC=$?
+	XDPT_OUT=$(cat "$dir/out")
+	XDPT_ERR=$(cat "$dir/err")
+}
+
+# Show the last command's output: on failures and with V=1.
+_xdpt_show_run()
+{
+	[ -n "$XDPT_OUT" ] && printf '  stdout: %s\n' "$XDPT_OUT" | sed '2,$s/^/          /' >&2
+	[ -n "$XDPT_ERR" ] && printf '  stderr: %s\n' "$XDPT_ERR" | sed '2,$s/^/          /' >&2
+	return 0
+}
+
+# xdpt_ok [--ns NS] CMD...: run CMD, fail the test unless it exits 0.
+xdpt_ok()
+{
+	xdpt_run "$@"
+	if [ "$XDPT_RC" -ne 0 ]; then
+		_xdpt_show_run
+		xdpt_fail "'$*' exited $XDPT_RC, expected 0"
+	fi
+}
+
+# xdpt_rc WANT [--ns NS] CMD...: run CMD and fail unless it exits WANT.
+xdpt_rc()
+{
+	local want=$1
+
+	shift
+	xdpt_run "$@"
+	if [ "$XDPT_RC" -ne "$want" ]; then
+		_xdpt_show_run
+		xdpt_fail "'$*' exited $XDPT_RC, expected $want"
+	fi
+}
+
+xdpt_assert_eq()
+{
+	[ "$2" = "$1" ] || xdpt_fail "$3: expected '$1', found '$2'"
+}
+
+xdpt_assert_ne()
+{
+	[ "$2" != "$1" ] || xdpt_fail "$3: expected something other than '$1'"
+}
+
+xdpt_assert_ge()
+{
+	[ "$2" -ge "$1" ] 2>/dev/null || xdpt_fail "$3: expected >= $1, found '$2'"
+}
+
+# xdpt_assert_match ERE TEXT WHAT
+xdpt_assert_match()
+{
+	printf '%s\n' "$2" | grep -Eq -- "$1" ||
+		xdpt_fail "$3: expected text matching /$1/, found: $2"
+}
+
+xdpt_assert_no_match()
+{
+	if printf '%s\n' "$2" | grep -Eq -- "$1"; then
+		xdpt_fail "$3: expected no text matching /$1/, found: $2"
+	fi
+}
+
+#
+# xdpt_ping NS [-6|-4] DST COUNT [ping options]: COUNT pings 0.2 s apart.
+# Sets XDPT_PING_SENT and XDPT_PING_RECEIVED; returns ping's exit code.
+#
+xdpt_ping()
+{
+	local ns=$1 fam=$2 dst=$3 count=$4 out
+
+	shift 4
+	out=$(timeout -k 5 $((count + 20)) ip netns exec "$ns" \
+		ping "$fam" -n -c "$count" -i 0.2 -W 1 "$@" "$dst" 2>&1)
+	local rc=$?
+	XDPT_PING_OUT=$out
+	XDPT_PING_SENT=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p')
+	XDPT_PING_RECEIVED=$(printf '%s\n' "$out" |
+		sed -n 's/^[0-9]* packets transmitted, \([0-9]*\) received.*/\1/p')
+	: "${XDPT_PING_SENT:=0}" "${XDPT_PING_RECEIVED:=0}"
+	return "$rc"
+}
+
+# xdpt_ping_all NS FAM DST COUNT [opts]: every ping must be answered.
+xdpt_ping_all()
+{
+	xdpt_ping "$@"
+	if [ "$XDPT_PING_RECEIVED" != "$4" ] || [ "$XDPT_PING_SENT" != "$4" ]; then
+		printf '%s\n' "$XDPT_PING_OUT" >&2
+		xdpt_fail "ping $2 $3: expected $4 of $4 answered, found $XDPT_PING_RECEIVED of $XDPT_PING_SENT"
+	fi
+}
+
+# xdpt_ping_none NS FAM DST COUNT [opts]: no ping may be answered.
+xdpt_ping_none()
+{
+	xdpt_ping "$@"
+	if [ "$XDPT_PING_RECEIVED" != 0 ] || [ "$XDPT_PING_SENT" != "$4" ]; then
+		printf '%s\n' "$XDPT_PING_OUT" >&2
+		xdpt_fail "ping $2 $3: expected 0 of $4 answered, found $XDPT_PING_RECEIVED of $XDPT_PING_SENT"
+	fi
+}
+
+# xdpt_stats NS IFACE: `xdpong stats IFACE --json` from a fresh `ip netns
+# exec`, into XDPT_STATS.
+xdpt_stats()
+{
+	XDPT_STATS=$(timeout -k 5 30 ip netns exec "$1" "$XDPONG" stats "$2" --json) ||
+		xdpt_fail "'xdpong stats $2 --json' in $1 failed"
+	printf '%s\n' "$XDPT_STATS" | jq -e . >/dev/null 2>&1 ||
+		xdpt_fail "'xdpong stats $2 --json' printed no valid JSON: $XDPT_STATS"
+}
+
+#
+# xdpt_get VAR NAME [JSON]: counter NAME from XDPT_STATS (or JSON) into VAR;
+# top level for received/replied/passed/dropped, else a reason under
+# .reasons. Fails the test unless it is an integer. Sets, never prints, so
+# a failure is not lost in a $(...) subshell.
+#
+xdpt_get()
+{
+	local v
+
+	v=$(printf '%s\n' "${3:-$XDPT_STATS}" |
+		jq -r --arg f "$2" 'if has($f) then .[$f] else .reasons[$f] end')
+	case $v in
+	'' | null | *[!0-9]*) xdpt_fail "no integer counter '$2' in the stats JSON: $v" ;;
+	esac
+	printf -v "$1" '%s' "$v"
+}
+
+# xdpt_counter VAR NS IFACE NAME: one counter, read now.
+xdpt_counter()
+{
+	xdpt_stats "$2" "$3"
+	xdpt_get "$1" "$4"
+}
+
+#
+# received = replied + passed + dropped, each outcome the sum of its
+# reasons: every packet counted exactly once (include/xdpong.h).
+#
+xdpt_assert_consistent()
+{
+	local j=$XDPT_STATS recv rep pas drp sum_r sum_p sum_d
+
+	xdpt_get recv received "$j"
+	xdpt_get rep replied "$j"
+	xdpt_get pas passed "$j"
+	xdpt_get drp dropped "$j"
+	xdpt_assert_eq "$recv" $((rep + pas + drp)) "replied + passed + dropped (received is $recv)"
+	sum_r=$(printf '%s\n' "$j" | jq '[.reasons | to_entries[] | select(.key | startswith("reply_")) | .value] | add')
+	sum_p=$(printf '%s\n' "$j" | jq '[.reasons | to_entries[] | select(.key | startswith("pass_")) | .value] | add')
+	sum_d=$(printf '%s\n' "$j" | jq '[.reasons | to_entries[] | select(.key | startswith("drop_")) | .value] | add')
+	xdpt_assert_eq "$rep" "$sum_r" "replied vs sum of reply_* reasons"
+	xdpt_assert_eq "$pas" "$sum_p" "passed vs sum of pass_* reasons"
+	xdpt_assert_eq "$drp" "$sum_d" "dropped vs sum of drop_* reasons"
+}
+
+# The XDP program id on IFACE in NS as the kernel reports it (0: none).
+xdpt_link_prog_id()
+{
+	ip -n "$1" -j -d link show dev "$2" | jq -r '.[0].xdp.prog.id // 0'
+}
+
+# xdpt_attach NS IFACE [options]: `xdpong attach` from `ip netns exec`.
+xdpt_attach()
+{
+	local ns=$1
+
+	shift
+	xdpt_ok --ns "$ns" "$XDPONG" attach "$@"
+	xdpt_log "$XDPT_OUT"
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# native (driver) mode on a veth: real ping and ping -6 answered by XDP.
+#
+#   ns ping                                 ns resp (kernel echo off)
+#  +-----------------------+  veth pair  +-------------------------------+
+#  | xp<id> 10.99.0.1/24   |-------------| xr<id> 10.99.0.2/24           |
+#  |        fd00:99::1     |             |        fd00:99::2             |
+#  | xdp_pass (native)     |             | xdpong --mode native: XDP_TX  |
+#  +-----------------------+             +-------------------------------+
+#
+# A veth delivers native XDP_TX frames only to a peer that runs XDP itself,
+# so the pinger's side gets tools/xdp_pass.bpf.c in driver mode.
+. "$(dirname "$0")/../lib.sh"
+
+COUNT=5
+
+xdpt_require_all
+xdpt_topo_veth
+xdpt_kernel_echo_ignore "$NS_RESP" 1
+xdpt_peer_xdp_pass
+xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
+
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode native
+xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" "attach message"
+link=$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")
+xdpt_assert_match 'prog/xdp id' "$link" "ip -d link shows a driver-mode XDP program"
+xdpt_assert_no_match 'xdpgeneric' "$link" "no generic XDP program"
+
+xdpt_ping_all "$NS_PING" -4 "$RESP4" "$COUNT"
+xdpt_ping_all "$NS_PING" -6 "$RESP6" "$COUNT"
+
+xdpt_stats "$NS_RESP" "$IF_RESP"
+xdpt_assert_eq native "$(printf '%s\n' "$XDPT_STATS" | jq -r .mode)" "stats mode"
+xdpt_get r4 reply_echo4
+xdpt_get r6 reply_echo6
+xdpt_assert_eq "$COUNT" "$r4" "reply_echo4 after $COUNT IPv4 pings"
+xdpt_assert_eq "$COUNT" "$r6" "reply_echo6 after $COUNT IPv6 pings"
+xdpt_assert_consistent
+
+# auto mode picks native when the peer has XDP.
+xdpt_attach "$NS_RESP" "$IF_RESP" --force
+xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" "auto mode with an XDP peer"
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
+xdpt_assert_eq 2 "$r4" "reply_echo4 of the replacing program"
+
+xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+xdpt_pass

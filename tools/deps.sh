@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what xdpong needs to build and test, on Debian 12 (or any
+# apt-based system), as root. Idempotent: when everything is present it
+# only checks (dpkg-query, well under a second) and says so; otherwise it
+# runs `apt-get update` once and installs just the missing packages.
+# Prints one line of what it did. Used by `make test`, `make demo` and
+# `make deps`.
+
+set -euo pipefail
+
+# Build: compilers, BPF toolchain, libraries. Tests and demo: iproute2
+# (ip netns, veth), ping, bpftool, jq, nsenter/runuser/setpriv
+# (util-linux), timeout (coreutils), sysctl (procps), ethtool.
+PACKAGES=(
+	make gcc libc6-dev clang llvm pkg-config
+	libbpf-dev libxdp-dev libelf-dev zlib1g-dev
+	bpftool iproute2 iputils-ping ethtool jq
+	util-linux coreutils procps
+)
+
+die()
+{
+	echo "tools/deps.sh: $*" >&2
+	exit 1
+}
+
+if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+	die "this system has no apt-get/dpkg (Debian/Ubuntu only); install by hand: ${PACKAGES[*]}"
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	die "must run as root to install packages and to run the tests (try: sudo make test)"
+fi
+
+# One dpkg-query for all: installed packages print "ii <name>".
+installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${PACKAGES[@]}" 2>/dev/null |
+	awk '$1 == "ii" { print $2 }' || true)
+missing=()
+for p in "${PACKAGES[@]}"; do
+	grep -qxF "$p" <<<"$installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "deps: all ${#PACKAGES[@]} build and test packages present, nothing to install"
+	exit 0
+fi
+
+echo "deps: installing ${#missing[@]} missing packages: ${missing[*]}"
+log=$(mktemp /tmp/xdpong-deps.XXXXXX)
+trap 'rm -f "$log"' EXIT
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get update >"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	die "apt-get update failed (see above)"
+fi
+if ! apt-get install -y "${missing[@]}" >>"$log" 2>&1; then
+	tail -n 20 "$log" >&2
+	die "apt-get install ${missing[*]} failed (see above)"
+fi
