@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdpong-bench: xdpong against the kernel, a bare reflector and (when it
+ * exists) the user-space TUN stack, on a veth pair between two network
+ * namespaces. Prints one table (or --json); method in tools/bench/README.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <bpf/libbpf.h>
+#include "driver.h"
+#include "report.h"
+#include "gen.skel.h"
+#include "sink.skel.h"
+#include "reflect.skel.h"
+
+volatile sig_atomic_t bench_stop;
+int bench_verbose;
+
+/* The configurations compared, in table order. */
+const struct responder responders[NRESP] = {
+	[R_KERNEL] = { "kernel", RESP_KERNEL, false, 0, true, true, true },
+	[R_XDPONG_SKB] = { "xdpong-skb", RESP_XDPONG, false, LAT_LOADER_DEFAULT,
+			   true, true, true },
+	[R_XDPONG_NATIVE] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT,
+			      true, true, true },
+	[R_BARE_SKB] = { "bare-skb", RESP_BARE, false, 0, true, false, true },
+	[R_BARE_NATIVE] = { "bare-native", RESP_BARE, true, 0, true, true, true },
+	/* Observability: the same program with the latency histogram off,
+	 * sampled 1 in N, and timing every reply. */
+	[R_XDPONG_LAT_OFF] = { "xdpong-native-lat-off", RESP_XDPONG, true, 0,
+			       true, false, false },
+	[R_XDPONG_LAT_SAMPLED] = { "xdpong-native-lat-1-in-n", RESP_XDPONG, true,
+				   LAT_BENCH_N, true, false, false },
+	[R_XDPONG_LAT_EVERY] = { "xdpong-native-lat-every", RESP_XDPONG, true, 1,
+				 true, false, false },
+	[R_TUN_STACK] = { "tun-stack", RESP_TUN_STACK, false, 0, false, true, true },
+};
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("bench: ", fmt, ap);
+	va_end(ap);
+}
+
+void dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!bench_verbose)
+		return;
+	va_start(ap, fmt);
+	vmsg("bench: ", fmt, ap);
+	va_end(ap);
+}
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("bench: error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	bench_stop = 1;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !bench_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: xdpong-bench [options]\n"
+		"  --json               machine-readable results on stdout (no table)\n"
+		"  --trials N           trials per figure, 3..%d (default 3; costs: N + 2)\n"
+		"  --latency-sample N   N of the sampled latency row (default %d)\n"
+		"  --layout one|two|both  CPU layouts to run (default both)\n"
+		"  --only cost|net      run only the test-run costs or the veth part\n"
+		"  --xdpong PATH        the loader (default build/xdpong)\n"
+		"  --out DIR            data files and results.json (default build/bench)\n"
+		"  --id ID              suffix of namespace and interface names (digits)\n"
+		"  --hold NAME[:S]      only run responder NAME flat out for S seconds\n"
+		"                       (default 5), for a profiler: see README\n"
+		"  -v                   verbose: every command and trial\n"
+		"Run as root from the repository, or through `make bench [ARGS=...]`.\n"
+		"EXAMPLES\n"
+		"  make bench\n"
+		"  make bench ARGS='--json'\n"
+		"  build/bench/xdpong-bench --layout one --trials 5\n"
+		"  perf record -e cpu-clock -C 0 -g -- build/bench/xdpong-bench --hold xdpong-native:5\n",
+		TRIALS_MAX - 2, DEFAULT_LATENCY_SAMPLE);
+}
+
+static bool tun_stack_available(const char **path)
+{
+	/* Hook for tools/tun-stack (issue 4): see rtt_tun_stack() in README. */
+	static const char *const candidates[] = { "build/tun-stack", "build/tools/tun-stack" };
+
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		if (!access(candidates[i], X_OK)) {
+			*path = candidates[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One configuration, one round: max rate, zero-loss rate, RTT. */
+static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, int round)
+{
+	const struct responder *r = &responders[ri];
+	unsigned long long xdp_before = 0, xdp_after = 0;
+	struct rate_trial max, zl, peak;
+	struct rtt_trial rtt;
+
+	if (r->kind == RESP_TUN_STACK && responder_attach(env, r)) {
+		/* Another issue's tool: its failure must not sink the run. */
+		responder_detach(env);
+		env->tun_stack = false;
+		say("tun-stack does not answer: its RTT row is left out");
+		return 0;
+	}
+	if ((r->kind != RESP_TUN_STACK && responder_attach(env, r)) ||
+	    layout_apply(env, env->layout))
+		return -1;
+	usleep(20000);
+	if (r->kind == RESP_XDPONG && round == 0 && xdpong_replied(env, &xdp_before))
+		return -1;
+	if (r->rate) {
+		if (rate_trial(env, 0, env->trial_ms, &max))
+			return -1;
+		series_add(&rr->max_offered, max.offered_pps);
+		/* Nothing lost flat out across CPUs: the generator was the limit. */
+		if (env->layout == LAYOUT_TWO_CPU && max.replies == max.sent)
+			rr->generator_bound++;
+		if (max.sent)
+			series_add(&rr->max_loss, 1.0 - (double)max.replies / max.sent);
+		if (r->kind == RESP_XDPONG && round == 0) {
+			/* The replies must have come from xdpong, not the kernel. */
+			if (xdpong_replied(env, &xdp_after))
+				return -1;
+			rr->xdp_replied = xdp_after - xdp_before;
+			rr->sink_replied = max.replies;
+			if (rr->xdp_replied < max.replies)
+				return fail("%s: xdpong replied %llu, the sink saw %llu",
+					    r->name, rr->xdp_replied, max.replies);
+		}
+		if (zero_loss_search(env, &max, env->step_ms, env->trial_ms, &zl, &peak))
+			return -1;
+		series_add(&rr->max_pps, peak.answered_pps);
+		series_add(&rr->zero_pps, zl.answered_pps);
+	}
+	if (r->rtt) {
+		if (rtt_trial(env, env->nsfd_s,
+			      r->kind == RESP_TUN_STACK ? IP4_TUN_PEER : IP4_RESPONDER,
+			      env->probes, env->probe_gap_us, &rtt))
+			return -1;
+		series_add(&rr->rtt[RTT_P50], rtt.p50_us);
+		series_add(&rr->rtt[RTT_P90], rtt.p90_us);
+		series_add(&rr->rtt[RTT_P99], rtt.p99_us);
+		series_add(&rr->rtt[RTT_MAX], rtt.max_us);
+		rr->rtt_lost += rtt.lost;
+		rr->rtt_kernel_stamps = rtt.kernel_stamps;
+	}
+	rr->measured = true;
+	return responder_detach(env);
+}
+
+/* --hold: one responder, flat out, for a profiler to watch. */
+static int hold(struct bench_env *env, const char *name, int seconds)
+{
+	enum layout l = env->layouts & (1 << LAYOUT_ONE_CPU) ? LAYOUT_ONE_CPU : LAYOUT_TWO_CPU;
+	struct rate_trial t;
+	int ri;
+
+	for (ri = 0; ri < NRESP; ri++)
+		if (!strcmp(responders[ri].name, name) && responders[ri].rate)
+			break;
+	if (ri == NRESP)
+		return fail("--hold: no responder with a rate called %s", name);
+	if (net_setup(env) || rate_init(env))
+		return -1;
+	env->layout = l;
+	if (responder_attach(env, &responders[ri]) || layout_apply(env, l))
+		return -1;
+	say("holding %s (%s) flat out for %d s", name, layout_name[l], seconds);
+	if (rate_trial(env, 0, seconds * 1000, &t))
+		return -1;
+	printf("%s %s: offered %.3f Mpps, answered %.3f Mpps over %.1f s\n", name,
+	       layout_name[l], t.offered_pps / 1e6, t.answered_pps / 1e6, t.seconds);
+	return 0;
+}
+
+static int measure_net(struct bench_env *env, struct bench_results *res)
+{
+	if (net_setup(env) || rate_init(env))
+		return -1;
+	for (int l = 0; l < LAYOUT_N && !bench_stop; l++) {
+		if (!(env->layouts & (1 << l)))
+			continue;
+		if (l == LAYOUT_TWO_CPU && env->ncpus < 2) {
+			say("one CPU online: skipping the two-cpu layout");
+			continue;
+		}
+		env->layout = l;
+		for (int round = 0; round < env->trials && !bench_stop; round++) {
+			say("layout %s, round %d of %d", layout_name[l], round + 1, env->trials);
+			for (int ri = 0; ri < NRESP && !bench_stop; ri++) {
+				if (ri == R_TUN_STACK && !env->tun_stack)
+					continue;
+				if (measure_one(env, ri, &res->r[l][ri], round))
+					return -1;
+			}
+		}
+		res->layout_done[l] = true;
+	}
+	return bench_stop ? -1 : 0;
+}
+
+static void machine_info(struct bench_results *res)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+	time_t t = time(NULL);
+
+	snprintf(res->cpu, sizeof(res->cpu), "unknown CPU");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':');
+
+		if (!strncmp(line, "model name", 10) && p) {
+			snprintf(res->cpu, sizeof(res->cpu), "%s", p + 2);
+			res->cpu[strcspn(res->cpu, "\n")] = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/sys/kernel/osrelease", "r");
+	if (f && fgets(res->kernel, sizeof(res->kernel), f))
+		res->kernel[strcspn(res->kernel, "\n")] = 0;
+	if (f)
+		fclose(f);
+	strftime(res->date, sizeof(res->date), "%Y-%m-%d %H:%M UTC", gmtime(&t));
+	res->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "trials", required_argument, NULL, 't' },
+		{ "latency-sample", required_argument, NULL, 'L' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "xdpong", required_argument, NULL, 'x' },
+		{ "out", required_argument, NULL, 'O' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct bench_results res;
+	static struct bench_env env;
+	struct sigaction sa = { .sa_handler = on_stop };
+	bool json = false, do_cost = true, do_net = true;
+	const char *out_dir = "build/bench", *hold_name = NULL;
+	int hold_s = 5;
+	int opt, rc = 1;
+	double t0 = now_s();
+
+	env.trials = 3;
+	env.sample_n = DEFAULT_LATENCY_SAMPLE;
+	env.layouts = (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU);
+	env.xdpong_bin = "build/xdpong";
+	env.nsfd_s = env.nsfd_r = env.nsfd_orig = -1;
+	env.trial_ms = 400;
+	env.step_ms = 150;
+	env.probes = 1000;
+	env.probe_gap_us = 20;
+	snprintf(env.id, sizeof(env.id), "%d", getpid() % 100000);
+	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 't':
+			env.trials = atoi(optarg);
+			if (env.trials < 3 || env.trials > TRIALS_MAX - 2) {
+				fail("--trials must be 3..%d", TRIALS_MAX - 2);
+				return 2;
+			}
+			break;
+		case 'L':
+			env.sample_n = atoi(optarg);
+			if (env.sample_n < 1) {
+				fail("--latency-sample must be at least 1");
+				return 2;
+			}
+			break;
+		case 'l':
+			if (!strcmp(optarg, "one"))
+				env.layouts = 1 << LAYOUT_ONE_CPU;
+			else if (!strcmp(optarg, "two"))
+				env.layouts = 1 << LAYOUT_TWO_CPU;
+			else if (strcmp(optarg, "both")) {
+				fail("--layout one|two|both");
+				return 2;
+			}
+			break;
+		case 'o':
+			do_cost = !strcmp(optarg, "cost");
+			do_net = !strcmp(optarg, "net");
+			if (!do_cost && !do_net) {
+				fail("--only cost|net");
+				return 2;
+			}
+			break;
+		case 'x':
+			env.xdpong_bin = optarg;
+			break;
+		case 'O':
+			out_dir = optarg;
+			break;
+		case 'i':
+			if (strlen(optarg) > 6 || strspn(optarg, "0123456789") != strlen(optarg)) {
+				fail("--id: up to 6 digits");
+				return 2;
+			}
+			snprintf(env.id, sizeof(env.id), "%s", optarg);
+			break;
+		case 'v':
+			bench_verbose = 1;
+			break;
+		case 'H': {
+			char *colon = strchr(optarg, ':');
+
+			hold_name = optarg;
+			if (colon) {
+				*colon = 0;
+				hold_s = atoi(colon + 1);
+			}
+			if (hold_s < 1 || hold_s > 60) {
+				fail("--hold NAME[:SECONDS], 1..60 s");
+				return 2;
+			}
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (geteuid()) {
+		fail("must run as root (network namespaces, BPF)");
+		return 1;
+	}
+	if (do_net && access(env.xdpong_bin, X_OK)) {
+		fail("%s not found: run `make` first", env.xdpong_bin);
+		return 1;
+	}
+	libbpf_set_print(libbpf_quiet);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	/* A closed pipe (`| head`) must not kill us before the teardown. */
+	signal(SIGPIPE, SIG_IGN);
+	env.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	env.tun_stack = tun_stack_available(&env.tun_stack_bin);
+	env.nsfd_orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	machine_info(&res);
+	res.trials = env.trials;
+	res.cost_trials = env.trials + 2;
+	res.latency_sample = env.sample_n;
+	env.loader_default = res.loader_default = xdpong_latency_default(&env);
+	/* Generator, prober and test runs on CPU 0; the responder's place
+	 * is what the layout decides. Nice -20: other processes on a shared
+	 * machine take less from the trials. */
+	if (pin_self_cpu(0))
+		goto out;
+	if (setpriority(PRIO_PROCESS, 0, -20))
+		say("cannot raise priority: %s", strerror(errno));
+
+	env.gen = gen_bpf__open_and_load();
+	env.sink = sink_bpf__open_and_load();
+	env.reflect = reflect_bpf__open_and_load();
+	if (!env.gen || !env.sink || !env.reflect) {
+		fail("cannot load the bench's BPF programs");
+		goto out;
+	}
+	if (hold_name) {
+		rc = hold(&env, hold_name, hold_s) ? 1 : 0;
+		net_teardown(&env);
+		goto done;
+	}
+	if (do_cost) {
+		say("cost per packet (BPF_PROG_TEST_RUN)");
+		/* Cheap, and the most exposed to other load: two more trials. */
+		if (cost_measure(&env, env.trials + 2, &res.cost))
+			goto out;
+		res.cost_done = true;
+	}
+	if (do_net && measure_net(&env, &res))
+		goto out;
+	rc = 0;
+out:
+	net_teardown(&env);
+	res.elapsed_s = now_s() - t0;
+	if (!rc) {
+		mkdir(out_dir, 0755);
+		evaluate_targets(&res);
+		if (json)
+			print_json(stdout, &res);
+		else
+			print_table(stdout, &res);
+		write_results(out_dir, &res);
+	} else if (bench_stop) {
+		fail("interrupted");
+	}
+done:
+	reflect_bpf__destroy(env.reflect);
+	sink_bpf__destroy(env.sink);
+	gen_bpf__destroy(env.gen);
+	return rc;
+}

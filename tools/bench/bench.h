@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Shared by the benchmark's BPF programs (tools/bench/, the .bpf.c files) and its
+ * driver. Includes nothing: the includer provides __u8..__u64.
+ */
+#ifndef XDPONG_BENCH_H
+#define XDPONG_BENCH_H
+
+/* Ethernet + IPv4 + ICMP echo with ping's default 56 data bytes. */
+#define BENCH_FRAME_LEN 98
+#define BENCH_FRAME_WORDS (BENCH_FRAME_LEN / 8) /* 12 words + a 2-byte tail */
+
+/* Value of the sink's per-CPU array (one entry, key 0). */
+struct bench_sink_counters {
+	__u64 replies; /* ICMP echo replies and ICMPv6 echo replies */
+	__u64 other;   /* anything else (ARP, stray requests): passed */
+};
+
+#endif /* XDPONG_BENCH_H */

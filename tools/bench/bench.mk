@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# tools/bench: `make bench` runs the benchmark of issue 6 (tools/bench/README.md);
+# `make bench ARGS=--json` prints JSON instead of the table. Needs root.
+# `make bench-build` only builds build/bench/xdpong-bench.
+
+BENCH_DIR  := $(BUILD)/bench
+BENCH_BPF  := gen sink reflect pass xdpong_cost
+BENCH_SKEL := $(patsubst %,$(BENCH_DIR)/%.skel.h,$(BENCH_BPF))
+BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard tools/bench/*.c))
+BENCH_OBJS := $(patsubst tools/bench/%.c,$(BENCH_DIR)/obj/%.o,$(BENCH_SRCS))
+BENCH_HDRS := $(wildcard tools/bench/*.h) include/xdpong.h
+BENCH_BIN  := $(BENCH_DIR)/xdpong-bench
+
+.PHONY: bench bench-build
+
+$(BENCH_DIR) $(BENCH_DIR)/obj:
+	$(Q)mkdir -p $@
+
+$(BENCH_DIR)/%.bpf.o: tools/bench/%.bpf.c $(BENCH_HDRS) vmlinux/vmlinux.h | $(BENCH_DIR)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The cost harness compiles the product's program into itself.
+$(BENCH_DIR)/xdpong_cost.bpf.o: bpf/xdpong.bpf.c
+
+$(BENCH_DIR)/%.skel.h: $(BENCH_DIR)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(BENCH_DIR)/obj/%.o: tools/bench/%.c $(BENCH_HDRS) $(BENCH_SKEL) $(BUILD)/xdpong.skel.h \
+		| $(BENCH_DIR)/obj
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(BENCH_DIR) -Itools/bench -c $< -o $@
+
+$(BENCH_BIN): $(BENCH_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -lm -o $@
+
+bench-build: $(BENCH_BIN)
+
+bench: $(BUILD)/xdpong $(BENCH_BIN)
+	$(Q)tools/bench/run.sh $(ARGS)

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Declarations shared by the benchmark driver's source files. */
+#ifndef XDPONG_BENCH_DRIVER_H
+#define XDPONG_BENCH_DRIVER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "bench.h"
+
+#define TRIALS_MAX 9
+
+/* Set by SIGINT/SIGTERM: every loop checks it and unwinds to teardown. */
+extern volatile sig_atomic_t bench_stop;
+extern int bench_verbose;
+
+/* Progress and errors go to stderr; stdout holds the table or the JSON. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double now_s(void);
+
+/* ---- stats.c: one figure over trials ---- */
+struct series {
+	int n;
+	double v[TRIALS_MAX];
+};
+void series_add(struct series *s, double v);
+double series_median(const struct series *s);
+double series_min(const struct series *s);
+double series_max(const struct series *s);
+/* Percentile p (0..100) of n sorted values, nearest rank. */
+double percentile_sorted(const double *sorted, size_t n, double p);
+void sort_doubles(double *v, size_t n);
+
+/* ---- pkt.c: the frames every part of the bench sends ---- */
+#define MAC_SENDER { 0x02, 0xb0, 0x00, 0x00, 0x00, 0x01 }
+#define MAC_RESPONDER { 0x02, 0xb0, 0x00, 0x00, 0x00, 0x02 }
+/* RFC 2544 appendix C / RFC 5735: 198.18.0.0/15 is for benchmarks. */
+#define IP4_SENDER "198.18.0.1"
+#define IP4_RESPONDER "198.18.0.2"
+#define IP6_SENDER "2001:2::1"    /* RFC 5180: 2001:2::/48 for benchmarks */
+#define IP6_RESPONDER "2001:2::2"
+#define ECHO_ID 0xbe0c
+/* The user-space stack's side: a TUN device behind the responder. */
+#define IP4_TUN_LOCAL "198.18.1.1"
+#define IP4_TUN_PEER "198.18.1.2"
+#define IP4_TUN_NET "198.18.1.0/24"
+
+/* Build an Ethernet frame into buf; return its length, or -1. */
+int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq);
+int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq);
+int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len);
+/* RFC 1071 sum over len bytes, folded, not complemented. */
+__u16 csum16(const void *p, size_t len, __u32 start);
+void hexdump_frame(const __u8 *p, size_t len);
+
+/* ---- net.c: namespaces, links, responders, CPU layouts ---- */
+enum layout {
+	LAYOUT_ONE_CPU, /* generator, responder and sink all on CPU 0 */
+	LAYOUT_TWO_CPU, /* generator on CPU 0; responder (+ sink) on CPU 1 */
+	LAYOUT_N,
+};
+extern const char *const layout_name[LAYOUT_N];
+extern const char *const layout_desc[LAYOUT_N];
+
+enum responder_kind {
+	RESP_KERNEL,
+	RESP_XDPONG,
+	RESP_BARE,
+	RESP_TUN_STACK,
+};
+
+#define LAT_LOADER_DEFAULT -1 /* no --latency-sample: as shipped */
+#define LAT_BENCH_N -2        /* the bench's --latency-sample N */
+
+struct responder {
+	const char *name;  /* JSON key and table label */
+	enum responder_kind kind;
+	bool native;       /* XDP driver mode; else generic (skb) */
+	int latency_sample; /* xdpong --latency-sample; LAT_* below */
+	bool rate;         /* answered rate: peak and zero-loss */
+	bool rtt;          /* measure the RTT */
+	bool chart;        /* appears in the chart */
+};
+
+struct bench_env {
+	char id[8];   /* up to 6 digits */
+	char ns_s[32], ns_r[32]; /* sender and responder namespaces */
+	char if_s[16], if_r[16], if_tun[16];
+	pid_t tun_pid;
+	int nsfd_s, nsfd_r, nsfd_orig;
+	int ifindex_s, ifindex_r;
+	const char *xdpong_bin;
+	const char *repo_root;
+	int sample_n;        /* the sampled observability row's N */
+	int loader_default;  /* parsed from `xdpong attach --help`, or -1 */
+	int ncpus;
+	int trials;
+	unsigned int layouts;   /* bit per enum layout */
+	int trial_ms, step_ms;  /* rate trial; zero-loss bisection step */
+	int probes, probe_gap_us;
+	bool tun_stack;
+	const char *tun_stack_bin;
+	/* BPF objects, loaded once */
+	struct gen_bpf *gen;
+	struct sink_bpf *sink;
+	struct reflect_bpf *reflect;
+	/* state */
+	bool net_up;
+	enum layout layout;
+	const struct responder *attached;
+	__u32 attached_flags;
+};
+
+int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int enter_ns(int nsfd);
+int net_setup(struct bench_env *env);
+void net_teardown(struct bench_env *env);
+int responder_attach(struct bench_env *env, const struct responder *r);
+int responder_detach(struct bench_env *env);
+/* Put the responder's NAPI where the layout says; after every attach. */
+int layout_apply(struct bench_env *env, enum layout layout);
+/* xdpong's own "replied" counter, through `xdpong stats --json`. */
+int xdpong_replied(struct bench_env *env, unsigned long long *replied);
+int xdpong_latency_default(struct bench_env *env);
+int pin_self_cpu(int cpu);
+
+/* ---- rate.c: answered rate with the live-frames generator ---- */
+struct rate_trial {
+	double seconds;
+	double offered_pps;  /* generator's XDP_TX frames per second */
+	double answered_pps; /* replies counted by the sink per second */
+	unsigned long long sent, replies;
+};
+int rate_init(struct bench_env *env);
+int rate_trial(struct bench_env *env, double target_pps, int ms,
+	       struct rate_trial *out);
+/* Highest offered rate answered without loss (RFC 2544 26.1), by bisection
+ * below max's offered rate. *out is the confirming trial, *peak the trial
+ * (max included) that answered most. */
+int zero_loss_search(struct bench_env *env, const struct rate_trial *max,
+		     int step_ms, int confirm_ms, struct rate_trial *out,
+		     struct rate_trial *peak);
+int sink_set_pass(struct bench_env *env, bool pass);
+
+/* ---- rtt.c: ICMP echo round trip from kernel timestamps ---- */
+struct rtt_trial {
+	double p50_us, p90_us, p99_us, max_us;
+	int answered, lost;
+	bool kernel_stamps; /* false: user-space clock around send/recv */
+};
+int rtt_trial(struct bench_env *env, int nsfd, const char *dst, int probes,
+	      int gap_us, struct rtt_trial *out);
+/* Probe dst until it answers once, for up to timeout_s. 0 or -1. */
+int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s);
+
+/* ---- cost.c: ns per packet from BPF_PROG_TEST_RUN ---- */
+enum cost_row {
+	COST_PASS_FLOOR,
+	COST_BARE_ECHO4,
+	COST_XDPONG_ECHO4,
+	COST_XDPONG_ECHO6,
+	COST_XDPONG_ECHO4_1500,
+	COST_XDPONG_PASS_UDP,
+	COST_XDPONG_PASS_UDP_OBJ,
+	COST_XDPONG_ECHO4_LAT_OFF,
+	COST_XDPONG_ECHO4_LAT_SAMPLED,
+	COST_XDPONG_ECHO4_LAT_EVERY,
+	COST_N,
+};
+struct cost_results {
+	struct series ns[COST_N];   /* per-packet cost, ns */
+	struct series ratio[COST_N]; /* cost / XDP_PASS floor, per trial */
+	int repeat;
+};
+extern const char *const cost_name[COST_N];
+extern const char *const cost_desc[COST_N];
+int cost_measure(struct bench_env *env, int trials, struct cost_results *out);
+
+#endif /* XDPONG_BENCH_DRIVER_H */

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Live-frames generator, run by BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_XDP_LIVE_FRAMES on the sender's veth: every XDP_TX is a real
+ * transmission to the responder. One syscall per trial, ended by a signal;
+ * pacing happens here, by dropping the frames that are not due yet.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "bench.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* A late generator catches up by at most this many frames (a quarter of
+ * the veth ring), then restarts its schedule. */
+#define GEN_MAX_CATCH_UP 64
+
+/* The request, rewritten into every frame: pages come back as the
+ * responder and the sink left them (often holding a reply). */
+__u64 gen_frame[BENCH_FRAME_WORDS] = {};
+__u16 gen_frame_tail = 0;
+__u64 gen_interval_ns = 0; /* 0: send every frame the loop offers */
+__u64 gen_next_ns = 0;
+__u64 gen_sent = 0;
+
+SEC("xdp")
+int bench_gen(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u64 *words = data;
+
+	if (gen_interval_ns) {
+		__u64 now = bpf_ktime_get_ns();
+
+		if (now < gen_next_ns)
+			return XDP_DROP;
+		if (now - gen_next_ns > GEN_MAX_CATCH_UP * gen_interval_ns)
+			gen_next_ns = now;
+		gen_next_ns += gen_interval_ns;
+	}
+	if (data + BENCH_FRAME_LEN > end)
+		return XDP_ABORTED;
+	for (int i = 0; i < BENCH_FRAME_WORDS; i++)
+		words[i] = gen_frame[i];
+	*(__u16 *)(data + BENCH_FRAME_WORDS * 8) = gen_frame_tail;
+	gen_sent++;
+	return XDP_TX;
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The table, the JSON, the chart's data files, and issue 6's targets. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "report.h"
+
+static const char *const rtt_name[RTT_N] = { "p50", "p90", "p99", "max" };
+
+/* Round-by-round ratio a/b: both were measured in the same round. */
+static void ratio_series(const struct series *a, const struct series *b,
+			 struct series *out)
+{
+	int n = a->n < b->n ? a->n : b->n;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++)
+		if (b->v[i] > 0)
+			series_add(out, a->v[i] / b->v[i]);
+}
+
+static void add_target(struct bench_results *res, const char *layout, const char *what,
+		       const struct series *s, double limit, bool higher, const char *unit)
+{
+	struct target *t;
+
+	if (res->ntargets >= TARGETS_MAX)
+		return;
+	t = &res->targets[res->ntargets++];
+	snprintf(t->what, sizeof(t->what), "%s", what);
+	t->layout = layout;
+	t->limit = limit;
+	t->higher_is_better = higher;
+	t->unit = unit;
+	t->measured = s->n > 0;
+	if (!t->measured)
+		return;
+	t->value = series_median(s);
+	t->lo = series_min(s);
+	t->hi = series_max(s);
+	t->pass = higher ? t->value >= limit : t->value <= limit;
+}
+
+void evaluate_targets(struct bench_results *res)
+{
+	char what[96];
+	struct series s;
+
+	res->ntargets = 0;
+	for (int l = 0; l < LAYOUT_N; l++) {
+		const struct resp_result *r = res->r[l];
+		const char *ln = layout_name[l];
+
+		if (!res->layout_done[l])
+			continue;
+		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_KERNEL].max_pps, &s);
+		add_target(res, ln, "xdpong native rate >= 8x kernel", &s, 8, true, "x");
+		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
+		add_target(res, ln, "xdpong native rate >= 0.90x bare reflector", &s, 0.9,
+			   true, "x");
+		ratio_series(&r[R_XDPONG_SKB].max_pps, &r[R_KERNEL].max_pps, &s);
+		add_target(res, ln, "xdpong skb rate >= 3.5x kernel", &s, 3.5, true, "x");
+		ratio_series(&r[R_XDPONG_LAT_SAMPLED].max_pps, &r[R_XDPONG_LAT_OFF].max_pps, &s);
+		snprintf(what, sizeof(what), "latency 1 in %d: rate >= 0.95x latency off",
+			 res->latency_sample);
+		add_target(res, ln, what, &s, 0.95, true, "x");
+		if (res->loader_default != res->latency_sample) {
+			ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_XDPONG_LAT_OFF].max_pps,
+				     &s);
+			snprintf(what, sizeof(what),
+				 "latency as shipped (1 in %d) >= 0.95x off", res->loader_default);
+			add_target(res, ln, what, &s, 0.95, true, "x");
+		}
+		for (int m = 0; m < 2; m++) {
+			int ri = m ? R_XDPONG_SKB : R_XDPONG_NATIVE;
+			const char *mode = m ? "skb" : "native";
+
+			ratio_series(&r[ri].rtt[RTT_P50], &r[R_KERNEL].rtt[RTT_P50], &s);
+			snprintf(what, sizeof(what), "xdpong %s RTT p50 <= kernel's", mode);
+			add_target(res, ln, what, &s, 1.0, false, "x");
+			ratio_series(&r[ri].rtt[RTT_P99], &r[R_KERNEL].rtt[RTT_P99], &s);
+			snprintf(what, sizeof(what), "xdpong %s RTT p99 <= kernel's", mode);
+			add_target(res, ln, what, &s, 1.0, false, "x");
+		}
+	}
+	if (res->cost_done) {
+		add_target(res, NULL, "xdpong cost per 98-byte echo <= 4x XDP_PASS",
+			   &res->cost.ratio[COST_XDPONG_ECHO4], 4, false, "x");
+		/* The program's own time: the rate-based check, without the
+		 * rest of the path diluting it. */
+		ratio_series(&res->cost.ns[COST_XDPONG_ECHO4_LAT_SAMPLED],
+			     &res->cost.ns[COST_XDPONG_ECHO4_LAT_OFF], &s);
+		snprintf(what, sizeof(what), "latency 1 in %d: program time <= 1.05x off",
+			 res->latency_sample);
+		add_target(res, NULL, what, &s, 1.05, false, "x");
+	}
+}
+
+static void fmt_series(char *buf, size_t size, const struct series *s, double scale,
+		       int prec)
+{
+	if (!s->n) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	snprintf(buf, size, "%.*f [%.*f-%.*f]", prec, series_median(s) * scale, prec,
+		 series_min(s) * scale, prec, series_max(s) * scale);
+}
+
+static void print_rates(FILE *f, const struct bench_results *res, int l)
+{
+	const struct resp_result *r = res->r[l];
+	char a[64], b[64], c[64], d[64];
+	struct series s;
+
+	fprintf(f, "\nLayout %s: %s\n", layout_name[l], layout_desc[l]);
+	fprintf(f, "  %-24s %-24s %-21s %-24s %s\n", "responder", "peak answered (Mpps)",
+		"vs kernel", "zero-loss (Mpps)", "loss flat out");
+	for (int ri = 0; ri < NRESP; ri++) {
+		if (!r[ri].measured || !r[ri].max_pps.n)
+			continue;
+		fmt_series(a, sizeof(a), &r[ri].max_pps, 1e-6, 3);
+		ratio_series(&r[ri].max_pps, &r[R_KERNEL].max_pps, &s);
+		fmt_series(b, sizeof(b), &s, 1, 2);
+		fmt_series(c, sizeof(c), &r[ri].zero_pps, 1e-6, 3);
+		fmt_series(d, sizeof(d), &r[ri].max_loss, 100, 1);
+		fprintf(f, "  %-24s %-24s %-21s %-24s %s%%%s\n", responders[ri].name, a, b, c, d,
+			r[ri].generator_bound ? " (generator-bound)" : "");
+	}
+	fprintf(f, "  RTT (us, kernel timestamps)  %-18s %-18s %-18s %s\n", "p50", "p90", "p99",
+		"max");
+	for (int ri = 0; ri < NRESP; ri++) {
+		if (!r[ri].measured || !r[ri].rtt[RTT_P50].n)
+			continue;
+		fmt_series(a, sizeof(a), &r[ri].rtt[RTT_P50], 1, 1);
+		fmt_series(b, sizeof(b), &r[ri].rtt[RTT_P90], 1, 1);
+		fmt_series(c, sizeof(c), &r[ri].rtt[RTT_P99], 1, 1);
+		fmt_series(d, sizeof(d), &r[ri].rtt[RTT_MAX], 1, 0);
+		fprintf(f, "  %-28s %-18s %-18s %-18s %s%s\n", responders[ri].name, a, b, c, d,
+			r[ri].rtt_lost ? " (probes lost)" : "");
+	}
+}
+
+static void print_observability(FILE *f, const struct bench_results *res)
+{
+	static const int rows[] = { R_XDPONG_LAT_OFF, R_XDPONG_LAT_SAMPLED, R_XDPONG_LAT_EVERY,
+				    R_XDPONG_NATIVE };
+	char a[64], b[64], label[48];
+	struct series s;
+
+	fprintf(f, "\nObservability: xdpong native, answered Mpps by latency sampling "
+		"(counters always on)\n");
+	for (int l = 0; l < LAYOUT_N; l++) {
+		const struct resp_result *r = res->r[l];
+
+		if (!res->layout_done[l])
+			continue;
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			int ri = rows[i];
+
+			if (ri == R_XDPONG_LAT_OFF)
+				snprintf(label, sizeof(label), "off");
+			else if (ri == R_XDPONG_LAT_SAMPLED)
+				snprintf(label, sizeof(label), "1 in %d", res->latency_sample);
+			else if (ri == R_XDPONG_LAT_EVERY)
+				snprintf(label, sizeof(label), "every reply");
+			else
+				snprintf(label, sizeof(label), "as shipped (%d)",
+					 res->loader_default);
+			fmt_series(a, sizeof(a), &r[ri].max_pps, 1e-6, 3);
+			ratio_series(&r[ri].max_pps, &r[R_XDPONG_LAT_OFF].max_pps, &s);
+			fmt_series(b, sizeof(b), &s, 1, 3);
+			fprintf(f, "  %-8s %-14s %-24s vs off %s\n", layout_name[l], label, a, b);
+		}
+	}
+}
+
+static void print_cost(FILE *f, const struct bench_results *res)
+{
+	char a[64], b[64];
+
+	fprintf(f, "\nCost per packet (BPF_PROG_TEST_RUN, ~30 ms of repeats per run, median of "
+		"%d trials;\nreplying programs timed with a turn-around that restores the "
+		"request, its time\nsubtracted; latency sampling as shipped = %d, N = %d)\n",
+		res->cost_trials, res->loader_default, res->latency_sample);
+	fprintf(f, "  %-42s %-24s %s\n", "program, packet", "ns", "x floor");
+	for (int i = 0; i < COST_N; i++) {
+		fmt_series(a, sizeof(a), &res->cost.ns[i], 1, 1);
+		fmt_series(b, sizeof(b), &res->cost.ratio[i], 1, 2);
+		fprintf(f, "  %-42s %-24s %s\n", cost_desc[i], a, b);
+	}
+}
+
+static void print_targets(FILE *f, const struct bench_results *res)
+{
+	fprintf(f, "\nTargets (issue 6): median of same-run ratios [min-max]\n");
+	for (int i = 0; i < res->ntargets; i++) {
+		const struct target *t = &res->targets[i];
+
+		if (!t->measured) {
+			fprintf(f, "  ----  %-8s %-46s not measured\n",
+				t->layout ? t->layout : "-", t->what);
+			continue;
+		}
+		fprintf(f, "  %-4s  %-8s %-46s %6.2f%s [%.2f-%.2f]  (limit %s %.2f)\n",
+			t->pass ? "PASS" : "MISS", t->layout ? t->layout : "-", t->what,
+			t->value, t->unit, t->lo, t->hi, t->higher_is_better ? ">=" : "<=",
+			t->limit);
+	}
+}
+
+void print_table(FILE *f, const struct bench_results *res)
+{
+	fprintf(f, "xdpong benchmark, %s, %s (%d CPUs), Linux %s\n", res->date, res->cpu,
+		res->ncpus, res->kernel);
+	fprintf(f, "Every figure: median of %d trials [min-max]; every ratio: median of the "
+		"per-round\nratios of trials run back to back in this run. 98-byte IPv4 echo "
+		"over a veth pair;\nlive-frames generator; sink on the sender's veth. xdpong "
+		"rows as shipped\n(latency sampling: loader default %d), N = %d.\n",
+		res->trials, res->loader_default, res->latency_sample);
+	for (int l = 0; l < LAYOUT_N; l++)
+		if (res->layout_done[l])
+			print_rates(f, res, l);
+	if (res->layout_done[0] || res->layout_done[1])
+		print_observability(f, res);
+	if (res->cost_done)
+		print_cost(f, res);
+	print_targets(f, res);
+	fprintf(f, "\nRun time %.0f s.\n", res->elapsed_s);
+}
+
+static void json_series(FILE *f, const struct series *s, double scale)
+{
+	fprintf(f, "{\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"trials\": [",
+		series_median(s) * scale, series_min(s) * scale, series_max(s) * scale);
+	for (int i = 0; i < s->n; i++)
+		fprintf(f, "%s%.6g", i ? ", " : "", s->v[i] * scale);
+	fprintf(f, "]}");
+}
+
+void print_json(FILE *f, const struct bench_results *res)
+{
+	bool first_l = true;
+
+	fprintf(f, "{\n  \"date\": \"%s\",\n  \"machine\": {\"cpu\": \"%s\", \"cpus\": %d, "
+		"\"kernel\": \"%s\"},\n", res->date, res->cpu, res->ncpus, res->kernel);
+	fprintf(f, "  \"trials\": %d,\n  \"cost_trials\": %d,\n  \"latency_sample_n\": %d,\n"
+		"  \"loader_latency_sample_default\": %d,\n  \"elapsed_s\": %.1f,\n",
+		res->trials, res->cost_trials, res->latency_sample, res->loader_default,
+		res->elapsed_s);
+	fprintf(f, "  \"layouts\": {");
+	for (int l = 0; l < LAYOUT_N; l++) {
+		bool first_r = true;
+
+		if (!res->layout_done[l])
+			continue;
+		fprintf(f, "%s\n    \"%s\": {\"description\": \"%s\", \"responders\": {",
+			first_l ? "" : ",", layout_name[l], layout_desc[l]);
+		first_l = false;
+		for (int ri = 0; ri < NRESP; ri++) {
+			const struct resp_result *r = &res->r[l][ri];
+
+			if (!r->measured)
+				continue;
+			fprintf(f, "%s\n      \"%s\": {", first_r ? "" : ",", responders[ri].name);
+			first_r = false;
+			if (r->max_pps.n) {
+				fprintf(f, "\"max_answered_pps\": ");
+				json_series(f, &r->max_pps, 1);
+				fprintf(f, ", \"max_offered_pps\": ");
+				json_series(f, &r->max_offered, 1);
+				fprintf(f, ", \"loss_at_max\": ");
+				json_series(f, &r->max_loss, 1);
+			}
+			if (r->zero_pps.n) {
+				fprintf(f, ", \"zero_loss_pps\": ");
+				json_series(f, &r->zero_pps, 1);
+			}
+			if (r->rtt[RTT_P50].n) {
+				fprintf(f, "%s\"rtt_us\": {", r->max_pps.n ? ", " : "");
+				for (int p = 0; p < RTT_N; p++) {
+					fprintf(f, "%s\"%s\": ", p ? ", " : "", rtt_name[p]);
+					json_series(f, &r->rtt[p], 1);
+				}
+				fprintf(f, "}, \"rtt_lost\": %d, \"rtt_kernel_timestamps\": %s",
+					r->rtt_lost, r->rtt_kernel_stamps ? "true" : "false");
+			}
+			if (r->max_pps.n)
+				fprintf(f, ", \"generator_bound_rounds\": %d", r->generator_bound);
+			if (r->sink_replied)
+				fprintf(f, ", \"xdpong_replied_check\": {\"xdpong\": %llu, "
+					"\"sink\": %llu}", r->xdp_replied, r->sink_replied);
+			fprintf(f, "}");
+		}
+		fprintf(f, "\n    }}");
+	}
+	fprintf(f, "\n  },\n");
+	if (res->cost_done) {
+		fprintf(f, "  \"cost_ns\": {");
+		for (int i = 0; i < COST_N; i++) {
+			fprintf(f, "%s\n    \"%s\": {\"ns\": ", i ? "," : "", cost_name[i]);
+			json_series(f, &res->cost.ns[i], 1);
+			fprintf(f, ", \"ratio_to_floor\": ");
+			json_series(f, &res->cost.ratio[i], 1);
+			fprintf(f, "}");
+		}
+		fprintf(f, "\n  },\n");
+	}
+	fprintf(f, "  \"targets\": [");
+	for (int i = 0; i < res->ntargets; i++) {
+		const struct target *t = &res->targets[i];
+
+		fprintf(f, "%s\n    {\"target\": \"%s\", \"layout\": %s%s%s, \"measured\": %s",
+			i ? "," : "", t->what, t->layout ? "\"" : "",
+			t->layout ? t->layout : "null", t->layout ? "\"" : "",
+			t->measured ? "true" : "false");
+		if (t->measured)
+			fprintf(f, ", \"value\": %.4g, \"min\": %.4g, \"max\": %.4g, "
+				"\"limit\": %.4g, \"pass\": %s", t->value, t->lo, t->hi,
+				t->limit, t->pass ? "true" : "false");
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n  ]\n}\n");
+}
+
+/* NaN for what was not measured: the chart leaves a gap. */
+static void dat_series(FILE *f, const struct series *s, double scale)
+{
+	if (!s->n)
+		fprintf(f, " NaN NaN NaN");
+	else
+		fprintf(f, " %.6g %.6g %.6g", series_median(s) * scale,
+			series_min(s) * scale, series_max(s) * scale);
+}
+
+int write_results(const char *dir, const struct bench_results *res)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return fail("cannot write %s: %s", path, strerror(errno));
+	print_json(f, res);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/results.txt", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return fail("cannot write %s: %s", path, strerror(errno));
+	print_table(f, res);
+	fclose(f);
+
+	/* Chart data only from a run that measured rates: no stale charts. */
+	if (!res->layout_done[LAYOUT_ONE_CPU] && !res->layout_done[LAYOUT_TWO_CPU]) {
+		static const char *const stale[] = { "rates.dat", "rtt.dat", "meta.gp" };
+
+		for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, stale[i]);
+			unlink(path);
+		}
+		return 0;
+	}
+
+	/* rates.dat: per responder, per layout: max (med lo hi), zero-loss (med lo hi). */
+	snprintf(path, sizeof(path), "%s/rates.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return fail("cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "# responder | one-cpu max, zero-loss | two-cpu max, zero-loss "
+		"(Mpps: median min max)\n");
+	for (int ri = 0; ri < NRESP; ri++) {
+		if (!responders[ri].chart || responders[ri].kind == RESP_TUN_STACK)
+			continue;
+		fprintf(f, "\"%s\"", responders[ri].name);
+		for (int l = 0; l < LAYOUT_N; l++) {
+			dat_series(f, &res->r[l][ri].max_pps, 1e-6);
+			dat_series(f, &res->r[l][ri].zero_pps, 1e-6);
+		}
+		fprintf(f, "\n");
+	}
+	fclose(f);
+
+	/* rtt.dat: per responder, per layout: p50, p90, p99 (med lo hi), us. */
+	snprintf(path, sizeof(path), "%s/rtt.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return fail("cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "# responder | one-cpu p50 p90 p99 | two-cpu p50 p90 p99 "
+		"(us: median min max)\n");
+	for (int ri = 0; ri < NRESP; ri++) {
+		if (!responders[ri].rtt)
+			continue;
+		if (!res->r[0][ri].measured && !res->r[1][ri].measured)
+			continue;
+		fprintf(f, "\"%s\"", responders[ri].name);
+		for (int l = 0; l < LAYOUT_N; l++)
+			for (int p = RTT_P50; p <= RTT_P99; p++)
+				dat_series(f, &res->r[l][ri].rtt[p], 1);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+
+	snprintf(path, sizeof(path), "%s/meta.gp", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return fail("cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "chart_title = \"xdpong bench %s, %s, %d CPUs, Linux %s; "
+		"median of %d trials, bars min-max\"\n",
+		res->date, res->cpu, res->ncpus, res->kernel, res->trials);
+	fprintf(f, "have_one = %d\nhave_two = %d\n", res->layout_done[LAYOUT_ONE_CPU],
+		res->layout_done[LAYOUT_TWO_CPU]);
+	fclose(f);
+	return 0;
+}

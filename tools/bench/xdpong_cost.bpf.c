@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cost harness for xdpong: the product's program, compiled from
+ * bpf/xdpong.bpf.c unchanged, inlined into a wrapper that turns each reply
+ * back into the request. BPF_PROG_TEST_RUN with a repeat count does not
+ * restore the packet, so without this every run after the first would time
+ * the "not an echo request" path. The turn-around's own cost is measured
+ * separately (reflect.bpf.c, bench_turn) and subtracted.
+ */
+/* The product's entry point becomes an inlined static function in .text. */
+#pragma clang diagnostic ignored "-Wsection"
+#define xdpong __attribute__((section(".text"))) static __always_inline xdpong_under_test
+#include "../../bpf/xdpong.bpf.c"
+#undef xdpong
+
+#include "turnaround.h"
+
+SEC("xdp")
+int bench_xdpong_cost(struct xdp_md *ctx)
+{
+	int verdict = xdpong_under_test(ctx);
+
+	if (verdict == XDP_TX)
+		ta_turn_frame(ctx);
+	return verdict;
+}
