@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# TUN/TAP: the user-space tools tun-stack, tun-helper and pong-hex
+# (tools/README.md) and the test driver build/tests/tuntap_echo
+# (tests/tuntap/). Objects live in $(BUILD)/tuntap/ so no other fragment's
+# pattern rules apply to them.
+
+TUNTAP_CFLAGS := -Itools -Itests/lib
+TUNTAP_HDRS := tools/userpong.h tests/lib/packet.h include/xdpong.h
+TUNTAP_LIB := $(BUILD)/tuntap/userpong.o $(BUILD)/tuntap/packet.o
+
+$(BUILD)/tuntap:
+	$(Q)mkdir -p $@
+
+$(BUILD)/tuntap/%.o: tools/%.c $(TUNTAP_HDRS) | $(BUILD)/tuntap
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
+
+$(BUILD)/tuntap/packet.o: tests/lib/packet.c tests/lib/packet.h | $(BUILD)/tuntap
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
+
+$(BUILD)/tuntap/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TUNTAP_HDRS) $(BUILD)/xdpong.skel.h | $(BUILD)/tuntap
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
+
+$(BUILD)/tools/tun-stack $(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex: \
+		$(BUILD)/tools/%: $(BUILD)/tuntap/%.o $(TUNTAP_LIB) | $(BUILD)/tools
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -o $@
+
+$(BUILD)/tests/tuntap_echo: $(BUILD)/tuntap/tuntap_echo.o $(TUNTAP_LIB) | $(BUILD)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ -lbpf -lelf -lz -o $@
+
+TOOL_BINS += $(BUILD)/tools/tun-stack $(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex
+TEST_BINS += $(BUILD)/tests/tuntap_echo
