@@ -33,7 +33,7 @@ static void attach_usage(FILE *f)
 		"      --no-iface-addrs     answer only for --addr prefixes\n"
 		"  -f, --force              replace an XDP program already on IFACE\n"
 		"      --latency-sample N   time 1 packet in N for the latency histogram\n"
-		"                           (default 1: every packet; 0: off)\n"
+		"                           (default 64; 1: every packet; 0: off)\n"
 		"      --rate-limit PPS[:BURST]\n"
 		"                           at most PPS replies/s per source (IPv4 /32,\n"
 		"                           IPv6 /64), bursts of BURST (default PPS)\n"
@@ -91,7 +91,7 @@ int parse_attach(int argc, char **argv, struct attach_opts *o, bool run)
 	memset(o, 0, sizeof(*o));
 	o->mode = XDP_MODE_UNSPEC;
 	o->iface_addrs = true;
-	o->latency_sample = 1;
+	o->latency_sample = 64;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":m:a:fvh", longopts, NULL)) != -1) {

@@ -29,7 +29,7 @@ sum_field()
 
 xdpt_log "1. attach, ping and dump inside one ip netns exec shell"
 xdpt_ok --ns "$NS_RESP" sh -c "
-	'$XDPONG' attach '$IF_RESP' --mode skb >/dev/null || exit 1
+	'$XDPONG' attach '$IF_RESP' --mode skb --latency-sample 1 >/dev/null || exit 1
 	ip netns exec '$NS_PING' ping -c 3 -i 0.2 -W 1 -n '$RESP4' >/dev/null || exit 2
 	bpftool map dump pinned '$PINS/stats' || exit 3
 	echo '----'
@@ -50,7 +50,7 @@ xdpt_assert_eq 3 "$r4" "reply_echo4 in xdpong stats --json in the same shell"
 
 xdpt_log "2. the same program's pins through nsenter --net (this host's bpffs)"
 NSENTER=(nsenter "--net=/run/netns/$NS_RESP")
-xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" --mode skb --force
+xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" --mode skb --force --latency-sample 1
 xdpt_log "$XDPT_OUT"
 [ -e "$PINS/stats" ] || xdpt_fail "no pin at $PINS/stats after attach through nsenter"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 4

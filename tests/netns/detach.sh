@@ -52,5 +52,5 @@ xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 
 # A second detach has nothing to do and says so.
 xdpt_rc 1 "${NSENTER[@]}" "$XDPONG" detach "$IF_RESP"
-xdpt_assert_match "xdpong is not attached to $IF_RESP" "$XDPT_ERR" "second detach"
+xdpt_assert_match "$IF_RESP: xdpong is not attached here" "$XDPT_ERR" "second detach"
 xdpt_pass

@@ -18,7 +18,8 @@ xdpt_topo_veth
 xdpt_kernel_echo_ignore "$NS_RESP" 1
 
 # Attached from one `ip netns exec`; every command below runs in a new one.
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb
+# Every reply timed, so the histogram count is exact (the default is 1 in 64).
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --latency-sample 1
 xdpt_run --ns "$NS_RESP" ls "$XDPT_PIN_ROOT"
 xdpt_assert_no_match "$IF_RESP" "$XDPT_OUT" "pins visible in a fresh ip netns exec"
 

@@ -65,7 +65,7 @@ value()
 
 xdpt_topo_veth
 xdpt_kernel_echo_ignore "$NS_RESP" 1
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --rate-limit 500:10 --global-limit 1000:50
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --rate-limit 500:10 --global-limit 1000:50 --latency-sample 1
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 5
 xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 
@@ -101,7 +101,7 @@ xdpt_get r4 reply_echo4
 xdpt_assert_eq 5 "$r4" "reply_echo4 after 5 pings"
 
 # Histogram: le ascending, counts cumulative, +Inf = _count = replies
-# (every reply is timed: --latency-sample 1 by default).
+# (every reply is timed: --latency-sample 1 at attach).
 buckets=$(printf '%s\n' "$PARSED" | sed -n "s/^xdpong_service_time_seconds_bucket{iface=$IF_RESP,le=\([^}]*\)} \(.*\)/\1 \2/p")
 xdpt_assert_ge 2 "$(printf '%s\n' "$buckets" | grep -c .)" "histogram buckets"
 printf '%s\n' "$buckets" | awk '

@@ -66,7 +66,7 @@ for dst in "$RESP4" "$RESP6" "$NOT_LOCAL4"; do
 		xdpt_fail "cannot add a static neighbour for $dst"
 done
 
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --latency-sample 1
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 BSS_ID=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps.bss')
 PROG_ID=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].prog_id')
@@ -225,7 +225,7 @@ xdpt_assert_match "no longer attached to $IF_RESP" "$(cat "$XDPT_TMP/detached.er
 
 xdpt_log "7. trace where xdpong is not attached"
 xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" trace "$IF_RESP" --count 1
-xdpt_assert_match "xdpong is not attached to $IF_RESP \(attach it with 'xdpong attach $IF_RESP'\)" \
+xdpt_assert_match "$IF_RESP: xdpong is not attached \(attach it with 'xdpong attach $IF_RESP'\)" \
 	"$XDPT_ERR" "error message"
 xdpt_rc 2 --ns "$NS_RESP" "$XDPONG" trace "$IF_RESP" --count 0
 xdpt_pass
