@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers of the fault tests (tests/faults/*.sh), included by the Makefile:
+#   build/tests/faults/flood   ICMP echo flood from an AF_PACKET socket
+# The scripts run as root: tests/faults/<name>.sh, exit 0, 1 or 77 (skip).
+
+$(BUILD)/tests/faults:
+	$(Q)mkdir -p $@
+
+$(BUILD)/tests/faults/flood: tests/faults/flood.c $(BUILD)/tests/packet.o tests/lib/packet.h | $(BUILD)/tests/faults
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Itests/lib $< $(BUILD)/tests/packet.o -o $@
+
+TEST_BINS += $(BUILD)/tests/faults/flood
