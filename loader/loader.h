@@ -58,6 +58,9 @@ struct link_info {
 int link_get(const char *name, int ifindex, struct link_info *out);
 /* The veth peer's XDP state, even in another netns. 0, or -errno. */
 int link_get_peer(const struct link_info *veth, struct link_info *peer);
+/* NLMSG_OK for a signed length (left < 0 after a short last message). */
+struct nlmsghdr;
+bool nl_msg_ok(const struct nlmsghdr *nh, int left);
 /* Set in ifa_flags for an IPv4 subnet's broadcast address (IFA_BROADCAST). */
 #define ADDR_CB_BROADCAST (1U << 31)
 /* Every address on ifindex with its IFA_F_* flags; cb returns non-zero

@@ -27,6 +27,12 @@ struct nl_req {
 	char attrs[64];
 };
 
+bool nl_msg_ok(const struct nlmsghdr *nh, int left)
+{
+	return left >= (int)sizeof(*nh) && nh->nlmsg_len >= sizeof(*nh) &&
+	       (long)nh->nlmsg_len <= left;
+}
+
 static int nl_open(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
@@ -89,7 +95,10 @@ static int nl_talk(struct nlmsghdr *req,
 		}
 		if (n == 0)
 			break;
-		for (nh = (void *)buf; NLMSG_OK(nh, (__u32)n); nh = NLMSG_NEXT(nh, n)) {
+		/* A signed length: a short last message must end the walk. */
+		int left = (int)n;
+
+		for (nh = (void *)buf; nl_msg_ok(nh, left); nh = NLMSG_NEXT(nh, left)) {
 			if (nh->nlmsg_seq != seq)
 				continue;
 			if (nh->nlmsg_type == NLMSG_DONE) {
@@ -114,13 +123,20 @@ out:
 	return ret;
 }
 
+/* Read a 32-bit attribute only if it holds one: messages are untrusted. */
+static void rta_u32(const struct rtattr *a, void *out)
+{
+	if (RTA_PAYLOAD(a) >= 4)
+		memcpy(out, RTA_DATA(a), 4);
+}
+
 static void parse_linkinfo(struct rtattr *nest, struct link_info *li)
 {
 	int len = RTA_PAYLOAD(nest);
 
 	for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == IFLA_INFO_KIND) {
-			size_t n = RTA_PAYLOAD(a);
+			size_t n = strnlen(RTA_DATA(a), RTA_PAYLOAD(a));
 
 			if (n >= sizeof(li->kind))
 				n = sizeof(li->kind) - 1;
@@ -135,12 +151,12 @@ static void parse_xdp(struct rtattr *nest, struct link_info *li)
 	int len = RTA_PAYLOAD(nest);
 
 	for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == IFLA_XDP_ATTACHED)
+		if (a->rta_type == IFLA_XDP_ATTACHED && RTA_PAYLOAD(a) >= 1)
 			li->xdp_attached = *(__u8 *)RTA_DATA(a);
 		else if (a->rta_type == IFLA_XDP_PROG_ID)
-			li->xdp_prog_id = *(__u32 *)RTA_DATA(a);
+			rta_u32(a, &li->xdp_prog_id);
 		else if (a->rta_type == IFLA_XDP_DRV_PROG_ID)
-			li->xdp_drv_prog_id = *(__u32 *)RTA_DATA(a);
+			rta_u32(a, &li->xdp_drv_prog_id);
 	}
 }
 
@@ -150,7 +166,8 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 	struct link_info *li = arg;
 	int len = IFLA_PAYLOAD(nh);
 
-	if (nh->nlmsg_type != RTM_NEWLINK)
+	if (nh->nlmsg_type != RTM_NEWLINK ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
 		return 0;
 	memset(li, 0, sizeof(*li));
 	li->ifindex = ifi->ifi_index;
@@ -159,9 +176,15 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 	li->link_netnsid = -1;
 	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		switch (a->rta_type) {
-		case IFLA_IFNAME:
-			snprintf(li->name, sizeof(li->name), "%s", (char *)RTA_DATA(a));
+		case IFLA_IFNAME: {
+			size_t n = strnlen(RTA_DATA(a), RTA_PAYLOAD(a));
+
+			if (n >= sizeof(li->name))
+				n = sizeof(li->name) - 1;
+			memcpy(li->name, RTA_DATA(a), n);
+			li->name[n] = '\0';
 			break;
+		}
 		case IFLA_ADDRESS:
 			if (RTA_PAYLOAD(a) == 6) {
 				memcpy(li->mac, RTA_DATA(a), 6);
@@ -169,13 +192,13 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 			}
 			break;
 		case IFLA_MTU:
-			li->mtu = *(__u32 *)RTA_DATA(a);
+			rta_u32(a, &li->mtu);
 			break;
 		case IFLA_LINK:
-			li->link_ifindex = *(__s32 *)RTA_DATA(a);
+			rta_u32(a, &li->link_ifindex);
 			break;
 		case IFLA_LINK_NETNSID:
-			li->link_netnsid = *(__s32 *)RTA_DATA(a);
+			rta_u32(a, &li->link_netnsid);
 			break;
 		case IFLA_LINKINFO:
 			parse_linkinfo(a, li);
@@ -247,7 +270,9 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 	int ret;
 	__u32 flags = ifa->ifa_flags;
 
-	if (nh->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != w->ifindex)
+	if (nh->nlmsg_type != RTM_NEWADDR ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) ||
+	    (int)ifa->ifa_index != w->ifindex)
 		return 0;
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 		return 0;
@@ -257,7 +282,7 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 		else if (a->rta_type == IFA_ADDRESS)
 			address = a;
 		else if (a->rta_type == IFA_FLAGS)
-			flags = *(__u32 *)RTA_DATA(a);
+			rta_u32(a, &flags);
 		else if (a->rta_type == IFA_BROADCAST)
 			brd = a;
 	}

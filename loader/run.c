@@ -92,22 +92,24 @@ static int monitor_read(int fd, int ifindex)
 				ev |= EV_OVERRUN;
 			break;
 		}
-		for (nh = (void *)buf; NLMSG_OK(nh, (__u32)n); nh = NLMSG_NEXT(nh, n)) {
+		/* A signed length: a short last message must end the walk. */
+		int left = (int)n;
+
+		for (nh = (void *)buf; nl_msg_ok(nh, left); nh = NLMSG_NEXT(nh, left)) {
 			if (nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) {
 				struct ifaddrmsg *ifa = NLMSG_DATA(nh);
 
-				if ((int)ifa->ifa_index == ifindex)
+				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifa)) &&
+				    (int)ifa->ifa_index == ifindex)
 					ev |= EV_ADDRS;
-			} else if (nh->nlmsg_type == RTM_DELLINK) {
+			} else if (nh->nlmsg_type == RTM_DELLINK ||
+				   nh->nlmsg_type == RTM_NEWLINK) {
 				struct ifinfomsg *ifi = NLMSG_DATA(nh);
 
-				if (ifi->ifi_index == ifindex)
-					ev |= EV_LINK_GONE;
-			} else if (nh->nlmsg_type == RTM_NEWLINK) {
-				struct ifinfomsg *ifi = NLMSG_DATA(nh);
-
-				if (ifi->ifi_index == ifindex)
-					ev |= EV_LINK;
+				if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
+				    ifi->ifi_index != ifindex)
+					continue;
+				ev |= nh->nlmsg_type == RTM_DELLINK ? EV_LINK_GONE : EV_LINK;
 			}
 		}
 	}

@@ -12,12 +12,16 @@ set -euo pipefail
 
 # Build: compilers, BPF toolchain, libraries. Tests and demo: iproute2
 # (ip netns, veth), ping, bpftool, jq, nsenter/runuser/setpriv
-# (util-linux), timeout (coreutils), sysctl (procps), ethtool.
+# (util-linux), timeout (coreutils), sysctl (procps), ethtool; strace
+# (kill_loader stops the loader at chosen syscalls), libFuzzer's runtime
+# (parser fuzzing), the Prometheus parser (metrics tests), man-db and
+# groff-base (man page test), bash-completion (completion test).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev
 	bpftool iproute2 iputils-ping ethtool jq
-	util-linux coreutils procps
+	util-linux coreutils procps strace libclang-rt-dev
+	python3-prometheus-client man-db groff-base bash-completion
 )
 
 die()
