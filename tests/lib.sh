@@ -160,6 +160,40 @@ xdpt_wait()
 	return 1
 }
 
+# xdpt_wait_quiet NS IFACE: wait until no packet reaches xdpong on IFACE for
+# a whole second (xdpt_wait 20 tries of it); fail the test if none is quiet.
+xdpt_wait_quiet()
+{
+	xdpt_wait 20 _xdpt_quiet "$1" "$2" ||
+		xdpt_fail "packets keep reaching $2 with nothing sending"
+}
+
+_xdpt_received()
+{
+	ip netns exec "$1" "$XDPONG" stats "$2" --json | jq -r .received
+}
+
+_xdpt_quiet()
+{
+	local a b
+
+	a=$(_xdpt_received "$1" "$2") && sleep 1 && b=$(_xdpt_received "$1" "$2") &&
+		[ -n "$a" ] && [ "$a" = "$b" ]
+}
+
+# xdpt_require_prometheus_client: PY=Debian's python3 (the package installs for
+# it, whatever python3 is first in PATH) with prometheus_client, installed if
+# missing; skip otherwise.
+xdpt_require_prometheus_client()
+{
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || xdpt_skip "needs Debian's python3 (/usr/bin/python3)"
+	"$PY" -c 'import prometheus_client' 2>/dev/null ||
+		timeout 300 apt-get install -y -qq python3-prometheus-client >/dev/null 2>&1
+	"$PY" -c 'import prometheus_client' 2>/dev/null ||
+		xdpt_skip "needs python3-prometheus-client (run tools/deps.sh)"
+}
+
 _xdpt_no_tentative()
 {
 	! ip -n "$1" -6 addr show dev "$2" tentative | grep -q inet6

@@ -55,11 +55,6 @@ static void usage(FILE *f)
 		"  reply=$(pong-hex --reply-only \"$request\") || echo \"no reply ($?)\"\n");
 }
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static const char *addr_str(int family, const uint8_t *a, char *buf)
 {
 	return inet_ntop(family == 4 ? AF_INET : AF_INET6, a, buf, INET6_ADDRSTRLEN);
@@ -77,7 +72,7 @@ static uint64_t show_words(const char *label, const uint8_t *p, size_t len,
 
 	printf("    %-13s", label);
 	for (i = 0; i < words; i++) {
-		uint16_t w = i * 2 + 1 < len ? get16(p + i * 2) :
+		uint16_t w = i * 2 + 1 < len ? pkt_get_be16(p + i * 2) :
 					       (uint16_t)(p[i * 2] << 8);
 		bool skip = (long)(i * 2) == skip_off;
 
@@ -173,17 +168,17 @@ static void report_request(const uint8_t *p, size_t len, int family)
 
 	printf("Request: %zu bytes, IPv%d\n", len, family);
 	if (family == 4) {
-		size_t hl = (size_t)(p[0] & 15) * 4, tot = get16(p + 2);
-		uint16_t frag = get16(p + 6);
+		size_t hl = (size_t)(p[0] & 15) * 4, tot = pkt_get_be16(p + 2);
+		uint16_t frag = pkt_get_be16(p + 6);
 
 		printf("  %s -> %s\n", addr_str(4, p + 12, a), addr_str(4, p + 16, b));
 		printf("  IP: version %u, IHL %u (%zu bytes), total length %zu, TTL %u, protocol %u%s\n",
 		       p[0] >> 4, p[0] & 15, hl, tot, p[8], p[9],
 		       p[9] == PKT_PROTO_ICMP ? " (ICMP)" : "");
 		printf("      TOS 0x%02x, id 0x%04x, flags %s%s%s, fragment offset %u, header checksum 0x%04x\n",
-		       p[1], get16(p + 4), frag & 0x4000 ? "DF" : "",
+		       p[1], pkt_get_be16(p + 4), frag & 0x4000 ? "DF" : "",
 		       frag & 0x2000 ? (frag & 0x4000 ? "+MF" : "MF") : "",
-		       frag & 0x6000 ? "" : "none", (frag & 0x1fff) * 8u, get16(p + 10));
+		       frag & 0x6000 ? "" : "none", (frag & 0x1fff) * 8u, pkt_get_be16(p + 10));
 		if (p[9] == PKT_PROTO_ICMP && hl >= PKT_IP4_HLEN &&
 		    tot >= hl + PKT_ICMP_HLEN && tot <= len) {
 			const uint8_t *icmp = p + hl;
@@ -191,19 +186,21 @@ static void report_request(const uint8_t *p, size_t len, int family)
 			printf("  ICMP: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
 			       icmp[0], icmp[0] == PKT_ICMP_ECHO ? " (echo request)" :
 					icmp[0] == PKT_ICMP_ECHOREPLY ? " (echo reply)" : "",
-			       icmp[1], get16(icmp + 2), get16(icmp + 4), get16(icmp + 4),
-			       get16(icmp + 6), get16(icmp + 6));
+			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
+			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
+			       pkt_get_be16(icmp + 6));
 			printf("  sizes: IP %zu = header %zu + ICMP %zu (header 8 + payload %zu)%s\n",
 			       tot, hl, tot - hl, tot - hl - PKT_ICMP_HLEN,
 			       len > tot ? "; bytes after the IP packet are kept" : "");
-			show_check("the IPv4 header", pkt_csum_partial(p, hl, 0), get16(p + 10));
+			show_check("the IPv4 header", pkt_csum_partial(p, hl, 0),
+				   pkt_get_be16(p + 10));
 			show_check("the ICMP message", pkt_csum_partial(icmp, tot - hl, 0),
-				   get16(icmp + 2));
+				   pkt_get_be16(icmp + 2));
 		}
 		return;
 	}
 	{
-		size_t plen = get16(p + 4);
+		size_t plen = pkt_get_be16(p + 4);
 
 		printf("  %s -> %s\n", addr_str(6, p + 8, a), addr_str(6, p + 24, b));
 		printf("  IPv6: payload length %zu, next header %u%s, hop limit %u, traffic class 0x%02x, flow 0x%05x\n",
@@ -217,8 +214,9 @@ static void report_request(const uint8_t *p, size_t len, int family)
 			printf("  ICMPv6: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
 			       icmp[0], icmp[0] == PKT_ICMPV6_ECHO_REQUEST ? " (echo request)" :
 					icmp[0] == PKT_ICMPV6_ECHO_REPLY ? " (echo reply)" : "",
-			       icmp[1], get16(icmp + 2), get16(icmp + 4), get16(icmp + 4),
-			       get16(icmp + 6), get16(icmp + 6));
+			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
+			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
+			       pkt_get_be16(icmp + 6));
 			printf("  sizes: IP %zu = header 40 + ICMPv6 %zu (header 8 + payload %zu)%s\n",
 			       PKT_IP6_HLEN + plen, plen, plen - PKT_ICMP_HLEN,
 			       len > PKT_IP6_HLEN + plen ? "; bytes after the IP packet are kept" : "");
@@ -226,7 +224,7 @@ static void report_request(const uint8_t *p, size_t len, int family)
 				   pkt_csum_pseudo6(p + 8, p + 24, (uint32_t)plen,
 						    PKT_PROTO_ICMPV6) +
 					   pkt_csum_partial(icmp, plen, 0),
-				   get16(icmp + 2));
+				   pkt_get_be16(icmp + 2));
 		}
 	}
 }
@@ -234,7 +232,7 @@ static void report_request(const uint8_t *p, size_t len, int family)
 /* The reply's checksums from scratch and incrementally; false if any differs. */
 static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 {
-	size_t tot = get16(rep + 2), icmp_len = tot - PKT_IP4_HLEN, words = 0;
+	size_t tot = pkt_get_be16(rep + 2), icmp_len = tot - PKT_IP4_HLEN, words = 0;
 	const uint8_t *icmp = rep + PKT_IP4_HLEN, *req_icmp = req + PKT_IP4_HLEN;
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	uint16_t scratch, incr, got;
@@ -244,15 +242,15 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 	printf("\nReply: %s -> %s, ICMP type 0 (echo reply), code %u, TTL %u\n",
 	       addr_str(4, rep + 12, a), addr_str(4, rep + 16, b), icmp[1], rep[8]);
 	printf("  id 0x%04x, seq 0x%04x, payload, TOS, IP id and flags unchanged; %zu bytes\n",
-	       get16(icmp + 4), get16(icmp + 6), len);
+	       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6), len);
 
 	printf("\nIPv4 header checksum (the addresses swap, TTL becomes %u)\n", rep[8]);
 	printf("  RFC 1071: sum the header's 16-bit words, checksum field as 0:\n");
 	sum = show_words("words", rep, PKT_IP4_HLEN, 10, &words);
 	scratch = show_fold_complement(sum, words);
-	incr = show_incremental("TTL|protocol", get16(req + 10), get16(req + 8),
-				get16(rep + 8), false);
-	got = get16(rep + 10);
+	incr = show_incremental("TTL|protocol", pkt_get_be16(req + 10), pkt_get_be16(req + 8),
+				pkt_get_be16(rep + 8), false);
+	got = pkt_get_be16(rep + 10);
 	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
 				       " MISMATCH");
 	ok &= scratch == got && incr == got;
@@ -266,9 +264,9 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 	scratch = show_fold_complement(sum, words);
 	if (zero)
 		printf("    (all-zero message: the sum is +0, its complement 0xffff)\n");
-	incr = show_incremental("type|code", get16(req_icmp + 2), get16(req_icmp),
-				get16(icmp), zero);
-	got = get16(icmp + 2);
+	incr = show_incremental("type|code", pkt_get_be16(req_icmp + 2), pkt_get_be16(req_icmp),
+				pkt_get_be16(icmp), zero);
+	got = pkt_get_be16(icmp + 2);
 	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
 				       " MISMATCH");
 	return ok && scratch == got && incr == got;
@@ -276,7 +274,7 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 
 static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 {
-	size_t plen = get16(rep + 4), words = 0;
+	size_t plen = pkt_get_be16(rep + 4), words = 0;
 	const uint8_t *icmp = rep + PKT_IP6_HLEN, *req_icmp = req + PKT_IP6_HLEN;
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 	uint8_t pseudo_tail[8] = { 0 };
@@ -286,7 +284,7 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	printf("\nReply: %s -> %s, ICMPv6 type 129 (echo reply), code %u, hop limit %u\n",
 	       addr_str(6, rep + 8, a), addr_str(6, rep + 24, b), icmp[1], rep[7]);
 	printf("  id 0x%04x, seq 0x%04x, payload, traffic class and flow unchanged; %zu bytes\n",
-	       get16(icmp + 4), get16(icmp + 6), len);
+	       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6), len);
 
 	printf("\nICMPv6 checksum (type 128 -> 129; swapping the addresses keeps the\n"
 	       "pseudo-header's sum, the hop limit is not in it)\n");
@@ -302,9 +300,9 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	sum += show_words("length, 58", pseudo_tail, 8, -1, &words);
 	sum += show_words("message", icmp, plen, 2, &words);
 	scratch = show_fold_complement(sum, words);
-	incr = show_incremental("type|code", get16(req_icmp + 2), get16(req_icmp),
-				get16(icmp), false);
-	got = get16(icmp + 2);
+	incr = show_incremental("type|code", pkt_get_be16(req_icmp + 2), pkt_get_be16(req_icmp),
+				pkt_get_be16(icmp), false);
+	got = pkt_get_be16(icmp + 2);
 	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
 				       " MISMATCH");
 	return scratch == got && incr == got;
@@ -332,10 +330,10 @@ static const char *malformed_detail(const uint8_t *p, size_t len, char *buf,
 		snprintf(buf, size, "IPv4 header length %u words: below 5", p[0] & 15);
 	else if (!v6)
 		snprintf(buf, size, "IPv4 total length %u with header %u and %zu bytes given",
-			 get16(p + 2), (p[0] & 15) * 4, len);
+			 pkt_get_be16(p + 2), (p[0] & 15) * 4, len);
 	else
 		snprintf(buf, size, "IPv6 payload length %u: 40 + %u bytes beyond the %zu given, or below an ICMPv6 header",
-			 get16(p + 4), get16(p + 4), len);
+			 pkt_get_be16(p + 4), pkt_get_be16(p + 4), len);
 	return buf;
 }
 

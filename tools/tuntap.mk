@@ -6,7 +6,8 @@
 
 TUNTAP_CFLAGS := -Itools -Itests/lib
 TUNTAP_HDRS := tools/userpong.h tests/lib/packet.h include/xdpong.h
-TUNTAP_LIB := $(BUILD)/tuntap/userpong.o $(BUILD)/tuntap/packet.o
+# tests/lib's objects come from tests/tests.mk.
+TUNTAP_LIB := $(BUILD)/tuntap/userpong.o $(BUILD)/tests/packet.o
 
 $(BUILD)/tuntap:
 	$(Q)mkdir -p $@
@@ -15,11 +16,8 @@ $(BUILD)/tuntap/%.o: tools/%.c $(TUNTAP_HDRS) | $(BUILD)/tuntap
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
 
-$(BUILD)/tuntap/packet.o: tests/lib/packet.c tests/lib/packet.h | $(BUILD)/tuntap
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
-
-$(BUILD)/tuntap/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TUNTAP_HDRS) $(BUILD)/xdpong.skel.h | $(BUILD)/tuntap
+$(BUILD)/tuntap/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TUNTAP_HDRS) tests/lib/xdpong_fixture.h \
+		$(BUILD)/xdpong.skel.h | $(BUILD)/tuntap
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
 
@@ -28,7 +26,8 @@ $(BUILD)/tools/tun-stack $(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex: \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -o $@
 
-$(BUILD)/tests/tuntap_echo: $(BUILD)/tuntap/tuntap_echo.o $(TUNTAP_LIB) | $(BUILD)/tests
+$(BUILD)/tests/tuntap_echo: $(BUILD)/tuntap/tuntap_echo.o $(TUNTAP_LIB) \
+		$(BUILD)/tests/xdpong_fixture.o | $(BUILD)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ -lbpf -lelf -lz -o $@
 

@@ -28,17 +28,6 @@ const int up_reason_outcomes[XDPONG_R_MAX] = { XDPONG_REASONS(X_OUTCOME) };
 #undef X_OUTCOME
 const char *const up_outcome_names[3] = { "replied", "passed", "dropped" };
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
 uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 {
 	uint64_t sum = (uint16_t)~csum + (uint16_t)~m + (uint64_t)m_new;
@@ -120,7 +109,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	hl = (size_t)(ip[0] & 15) * 4;
 	if (hl < PKT_IP4_HLEN)
 		return R(drop_bad_ihl);
-	tot = get16(ip + 2);
+	tot = pkt_get_be16(ip + 2);
 	if (tot < hl || tot > len)
 		return R(drop_bad_length);
 	if (hl > PKT_IP4_HLEN)
@@ -130,7 +119,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 		return R(drop_bad_ip_csum);
 	if (ip[9] != PKT_PROTO_ICMP)
 		return R(pass_not_icmp);
-	if (get16(ip + 6) & 0x3fff) /* MF or a fragment offset */
+	if (pkt_get_be16(ip + 6) & 0x3fff) /* MF or a fragment offset */
 		return R(pass_fragment);
 	if ((ip[16] & 0xf0) == 0xe0 || !memcmp(ip + 16, all_ones, 4))
 		return R(pass_dst_group);
@@ -162,16 +151,16 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	memcpy(tmp, ip + 12, 4);
 	memcpy(ip + 12, ip + 16, 4);
 	memcpy(ip + 16, tmp, 4);
-	m = get16(ip + 8); /* TTL and protocol share a word */
+	m = pkt_get_be16(ip + 8); /* TTL and protocol share a word */
 	ip[8] = PKT_REPLY_HOPS;
-	put16(ip + 10, up_csum_update16(get16(ip + 10), m, get16(ip + 8)));
-	m = get16(icmp);
+	pkt_put_be16(ip + 10, up_csum_update16(pkt_get_be16(ip + 10), m, pkt_get_be16(ip + 8)));
+	m = pkt_get_be16(icmp);
 	icmp[0] = PKT_ICMP_ECHOREPLY;
-	csum = up_csum_update16(get16(icmp + 2), m, get16(icmp));
+	csum = up_csum_update16(pkt_get_be16(icmp + 2), m, pkt_get_be16(icmp));
 	/* Eqn 3 gives 0x0000 for an all-zero reply; RFC 1071 wants 0xffff. */
 	if (csum == 0 && all_zero(icmp, 2) && all_zero(icmp + 4, icmp_len - 4))
 		csum = 0xffff;
-	put16(icmp + 2, csum);
+	pkt_put_be16(icmp + 2, csum);
 	return R(reply_echo4);
 }
 
@@ -206,7 +195,7 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 		return R(drop_truncated);
 	if (ip[0] >> 4 != 6)
 		return R(drop_bad_version);
-	plen = get16(ip + 4);
+	plen = pkt_get_be16(ip + 4);
 	if (PKT_IP6_HLEN + plen > len)
 		return R(drop_bad_length);
 	/* Multicast echo: a kernel answers those from a unicast source. */
@@ -237,10 +226,10 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 	memcpy(src, dst, 16);
 	memcpy(dst, tmp, 16);
 	ip[7] = PKT_REPLY_HOPS; /* hop limit: not in the pseudo-header */
-	m = get16(icmp);
+	m = pkt_get_be16(icmp);
 	icmp[0] = PKT_ICMPV6_ECHO_REPLY;
 	/* The pseudo-header's next header (58) keeps the sum off the zero corner. */
-	put16(icmp + 2, up_csum_update16(get16(icmp + 2), m, get16(icmp)));
+	pkt_put_be16(icmp + 2, up_csum_update16(pkt_get_be16(icmp + 2), m, pkt_get_be16(icmp)));
 	return R(reply_echo6);
 }
 

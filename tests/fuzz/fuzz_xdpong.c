@@ -30,47 +30,13 @@
 #include "xdpong.h"
 #include "xdpong.skel.h"
 #include "packet.h"
+#include "xdpong_fixture.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-/* Largest frame bpf_prog_test_run keeps linear: PAGE_SIZE - headroom - shinfo. */
-#define MAX_FRAME 3520
+#define MAX_FRAME XF_MAX_LINEAR_FRAME
 #define MIN_FRAME 14 /* test runs refuse anything shorter (EINVAL) */
 
-static const uint8_t our_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
-static const char *const local_prefixes[] = {
-	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
-	"198.51.100.255/32",
-};
-static const uint32_t local_origin[] = {
-	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
-	XDPONG_ADDR_OPERATOR, XDPONG_ADDR_BROADCAST,
-};
-
-static struct pkt_prefix prefixes[ARRAY_SIZE(local_prefixes)];
-static struct pkt_prefix own_prefixes[ARRAY_SIZE(local_prefixes)];
-static size_t n_own;
-/* What the reference answers for, and the subnet broadcasts it must not. */
-static struct pkt_prefix ours[ARRAY_SIZE(local_prefixes)];
-static size_t n_ours;
-static struct pkt_prefix bcast_prefixes[ARRAY_SIZE(local_prefixes)];
-static size_t n_bcast;
-
-#define X_NAME(name, outcome, desc) #name,
-static const char *const reason_names[] = { XDPONG_REASONS(X_NAME) };
-#undef X_NAME
-#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
-static const enum xdpong_outcome reason_outcome[] = { XDPONG_REASONS(X_OUTCOME) };
-#undef X_OUTCOME
-
 /* One loaded program per framing, shared by the worker threads. */
-struct instance {
-	struct xdpong_bpf *skel;
-	int prog_fd, stats_fd, lat_fd;
-	struct pkt_ref_config ref;
-};
-
-static struct instance insts[2]; /* indexed by enum pkt_framing */
-static int ncpus;
+static struct xf_instance insts[2]; /* indexed by enum pkt_framing */
 
 static struct {
 	uint64_t seed;
@@ -261,7 +227,7 @@ static void pick_mac_dst(struct rng *r, uint8_t m[6])
 	unsigned int k = below(r, 100);
 
 	if (k < 88)
-		memcpy(m, our_mac, 6);
+		memcpy(m, xf_our_mac, 6);
 	else if (k < 95)
 		memcpy(m, special[below(r, ARRAY_SIZE(special))], 6);
 	else
@@ -445,7 +411,7 @@ static size_t gen_random(struct rng *r, enum pkt_framing framing, uint8_t *f)
 		bool v6 = chance(r, 50);
 
 		if (framing == PKT_FRAMING_ETH) {
-			memcpy(f, our_mac, 6);
+			memcpy(f, xf_our_mac, 6);
 			f[6] &= 0xfe;
 			f[12] = v6 ? 0x86 : 0x08;
 			f[13] = v6 ? 0xdd : 0x00;
@@ -513,19 +479,11 @@ static void report(uint64_t index, enum pkt_framing framing, const uint8_t *in,
 
 static const char *const class_names[] = { "reply", "kernel", "invalid" };
 
-static const char *action_name(unsigned int a)
-{
-	static const char *const names[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS",
-					     "XDP_TX", "XDP_REDIRECT" };
-
-	return a < ARRAY_SIZE(names) ? names[a] : "XDP_?";
-}
-
 static void run_one(struct tally *t, uint64_t index, uint8_t *in, uint8_t *out,
 		    uint8_t *ref, uint8_t *scratch)
 {
 	enum pkt_framing framing;
-	struct instance *it;
+	struct xf_instance *it;
 	enum pkt_ref_verdict rv;
 	const char *why = "", *bad;
 	size_t len;
@@ -550,7 +508,7 @@ static void run_one(struct tally *t, uint64_t index, uint8_t *in, uint8_t *out,
 	if (opt.verbose) {
 		printf("index %" PRIu64 " (%s, %zu bytes): %s, reference %s (%s)\n  frame: ",
 		       index, framing == PKT_FRAMING_ETH ? "eth" : "tun", len,
-		       action_name(o.retval), class_names[rv], why);
+		       xf_action_name(o.retval), class_names[rv], why);
 		pkt_hexline(stdout, in, len);
 	}
 
@@ -580,12 +538,12 @@ static void run_one(struct tally *t, uint64_t index, uint8_t *in, uint8_t *out,
 	if (o.retval != XDP_PASS && o.retval != XDP_DROP) {
 		t->failures++;
 		report(index, framing, in, len, NULL, 0, NULL, 0, "verdict %s",
-		       action_name(o.retval));
+		       xf_action_name(o.retval));
 	} else if (rv == PKT_REF_REPLY) {
 		t->failures++;
 		report(index, framing, in, len, NULL, 0, NULL, 0,
 		       "%s for an echo request the reference answers",
-		       action_name(o.retval));
+		       xf_action_name(o.retval));
 	} else if (rv == PKT_REF_KERNEL && o.retval == XDP_DROP) {
 		t->failures++;
 		report(index, framing, in, len, NULL, 0, NULL, 0,
@@ -594,7 +552,7 @@ static void run_one(struct tally *t, uint64_t index, uint8_t *in, uint8_t *out,
 	if (o.data_size_out != len || memcmp(out, in, len)) {
 		t->failures++;
 		report(index, framing, in, len, out, o.data_size_out, in, len,
-		       "%s changed the frame", action_name(o.retval));
+		       "%s changed the frame", xf_action_name(o.retval));
 	}
 }
 
@@ -620,86 +578,21 @@ static void *worker_main(void *arg)
 
 /* ---- Setup and the counter check ---- */
 
-static int read_counters(const struct instance *in, __u64 out[XDPONG_R_MAX])
-{
-	struct xdpong_counters vals[ncpus];
-	__u32 key = 0;
-
-	if (bpf_map_lookup_elem(in->stats_fd, &key, vals))
-		return -errno;
-	memset(out, 0, sizeof(__u64) * XDPONG_R_MAX);
-	for (int c = 0; c < ncpus; c++)
-		for (int r = 0; r < XDPONG_R_MAX; r++)
-			out[r] += ((const __u64 *)&vals[c])[r];
-	return 0;
-}
-
-static int read_latency_count(const struct instance *in, __u64 *count)
-{
-	struct xdpong_latency vals[ncpus];
-	__u32 key = 0;
-
-	if (bpf_map_lookup_elem(in->lat_fd, &key, vals))
-		return -errno;
-	*count = 0;
-	for (int c = 0; c < ncpus; c++)
-		*count += vals[c].count;
-	return 0;
-}
-
 static int setup_instance(enum pkt_framing framing)
 {
-	struct instance *in = &insts[framing];
-	struct xdpong_bpf *skel;
+	struct xf_instance *in = &insts[framing];
 	int err;
 
-	skel = xdpong_bpf__open();
-	if (!skel)
-		return -errno;
-	skel->rodata->cfg_framing = framing == PKT_FRAMING_IP ? XDPONG_FRAMING_IP :
-								XDPONG_FRAMING_ETH;
-	skel->rodata->cfg_check_mac = framing == PKT_FRAMING_ETH;
-	memcpy((void *)&skel->bss->if_mac, our_mac, 6);
-	skel->rodata->cfg_latency_sample = 1;
-	err = xdpong_bpf__load(skel);
+	err = xf_open(in, framing, framing == PKT_FRAMING_ETH, 1);
+	if (err)
+		return err;
+	err = xdpong_bpf__load(in->skel);
 	if (err) {
-		xdpong_bpf__destroy(skel);
+		xdpong_bpf__destroy(in->skel);
+		in->skel = NULL;
 		return err;
 	}
-	in->skel = skel;
-	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
-		struct xdpong_addr_info info = { .origin = local_origin[p] };
-
-		if (prefixes[p].family == 4) {
-			struct xdpong_addr4_key k = { .prefixlen = prefixes[p].len };
-
-			memcpy(k.addr, prefixes[p].addr, 4);
-			err = bpf_map__update_elem(skel->maps.xdpong_addr4, &k, sizeof(k),
-						   &info, sizeof(info), 0);
-		} else {
-			struct xdpong_addr6_key k = { .prefixlen = prefixes[p].len };
-
-			memcpy(k.addr, prefixes[p].addr, 16);
-			err = bpf_map__update_elem(skel->maps.xdpong_addr6, &k, sizeof(k),
-						   &info, sizeof(info), 0);
-		}
-		if (err)
-			return err;
-	}
-	in->prog_fd = bpf_program__fd(skel->progs.xdpong);
-	in->stats_fd = bpf_map__fd(skel->maps.xdpong_stats);
-	in->lat_fd = bpf_map__fd(skel->maps.xdpong_latency);
-	in->ref.framing = framing;
-	in->ref.check_mac = framing == PKT_FRAMING_ETH;
-	memcpy(in->ref.mac, our_mac, 6);
-	in->ref.local = ours;
-	in->ref.n_local = n_ours;
-	in->ref.broadcast = bcast_prefixes;
-	in->ref.n_broadcast = n_bcast;
-	in->ref.own = own_prefixes;
-	in->ref.n_own = n_own;
-	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
-	return 0;
+	return xf_fill(in);
 }
 
 /*
@@ -712,15 +605,18 @@ static uint64_t check_counters(const struct tally *t)
 
 	for (int f = 0; f < 2; f++) {
 		const char *fname = f == PKT_FRAMING_ETH ? "eth" : "tun";
-		__u64 c[XDPONG_R_MAX], by_outcome[3] = { 0 }, received = 0, lat = 0;
+		__u64 c[XDPONG_R_MAX], by_outcome[3] = { 0 }, received = 0, lat;
+		struct xdpong_latency l;
 
-		if (read_counters(&insts[f], c) || read_latency_count(&insts[f], &lat)) {
+		if (xf_read_counters(insts[f].stats_fd, xf_ncpus, c) ||
+		    xf_read_latency(insts[f].lat_fd, xf_ncpus, &l)) {
 			printf("FAIL %s: cannot read the maps\n", fname);
 			return 1;
 		}
+		lat = l.count;
 		for (int r = 0; r < XDPONG_R_MAX; r++) {
 			received += c[r];
-			by_outcome[reason_outcome[r]] += c[r];
+			by_outcome[xf_reason_outcome[r]] += c[r];
 		}
 		printf("%s counters: received %llu = replied %llu + passed %llu + dropped %llu\n",
 		       fname, (unsigned long long)received,
@@ -729,7 +625,7 @@ static uint64_t check_counters(const struct tally *t)
 		       (unsigned long long)by_outcome[XDPONG_DROPPED]);
 		for (int r = 0; r < XDPONG_R_MAX; r++)
 			if (c[r])
-				printf("  %-20s %llu\n", reason_names[r],
+				printf("  %-20s %llu\n", xf_reason_names[r],
 				       (unsigned long long)c[r]);
 		if (received != t->pushed[f]) {
 			printf("FAIL %s: counters received %llu, frames pushed %" PRIu64 "\n",
@@ -756,12 +652,6 @@ static uint64_t check_counters(const struct tally *t)
 		}
 	}
 	return bad;
-}
-
-static int silent_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
 static void usage(const char *prog)
@@ -860,22 +750,9 @@ bad_arg:
 		opt.jobs = 1;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	libbpf_set_print(silent_print);
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0) {
-		fprintf(stderr, "cannot count possible CPUs\n");
+	libbpf_set_print(xf_libbpf_warnings);
+	if (xf_init())
 		return 1;
-	}
-	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
-		if (pkt_prefix_parse(local_prefixes[p], &prefixes[p]))
-			return 1;
-		if (local_origin[p] == XDPONG_ADDR_IFACE)
-			own_prefixes[n_own++] = prefixes[p];
-		if (local_origin[p] == XDPONG_ADDR_BROADCAST)
-			bcast_prefixes[n_bcast++] = prefixes[p];
-		else
-			ours[n_ours++] = prefixes[p];
-	}
 	for (int f = 0; f < 2; f++) {
 		err = setup_instance(f);
 		if (err) {

@@ -10,17 +10,6 @@
 
 #include "packet.h"
 
-static uint16_t get_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
 /* ---- RFC 1071 Internet checksum ---- */
 
 uint64_t pkt_csum_partial(const void *buf, size_t len, uint64_t sum)
@@ -30,7 +19,7 @@ uint64_t pkt_csum_partial(const void *buf, size_t len, uint64_t sum)
 
 	/* RFC 1071 4.1: sum 16-bit words; deferred carries fold later. */
 	for (i = 0; i + 1 < len; i += 2)
-		sum += get_be16(p + i);
+		sum += pkt_get_be16(p + i);
 	if (len & 1)
 		sum += (uint16_t)(p[len - 1] << 8); /* odd byte padded with zero */
 	return sum;
@@ -76,7 +65,7 @@ static int locate_l3(const uint8_t *frame, size_t len, enum pkt_framing framing,
 	if (len < PKT_ETH_HLEN)
 		return -1;
 	*l3_off = PKT_ETH_HLEN;
-	et = get_be16(frame + 12);
+	et = pkt_get_be16(frame + 12);
 	if (et == PKT_ETH_P_IP)
 		return 4;
 	if (et == PKT_ETH_P_IPV6)
@@ -119,7 +108,7 @@ const char *pkt_verify_csums(const uint8_t *frame, size_t len,
 		if (l3_len < PKT_IP4_HLEN || (ip[0] >> 4) != 4)
 			return "no IPv4 header";
 		hl = (size_t)(ip[0] & 15) * 4;
-		tot = get_be16(ip + 2);
+		tot = pkt_get_be16(ip + 2);
 		if (hl < PKT_IP4_HLEN || tot < hl + PKT_ICMP_HLEN || tot > l3_len)
 			return "IPv4 lengths inconsistent";
 		if (verify_sum(ip, hl, 0) != 0xffff)
@@ -132,7 +121,7 @@ const char *pkt_verify_csums(const uint8_t *frame, size_t len,
 	}
 	if (l3_len < PKT_IP6_HLEN || (ip[0] >> 4) != 6)
 		return "no IPv6 header";
-	plen = get_be16(ip + 4);
+	plen = pkt_get_be16(ip + 4);
 	if (plen < PKT_ICMP_HLEN || PKT_IP6_HLEN + plen > l3_len)
 		return "IPv6 payload length inconsistent";
 	if (ip[6] != PKT_PROTO_ICMPV6)
@@ -162,24 +151,24 @@ void pkt_fix_csums(uint8_t *frame, size_t len, enum pkt_framing framing)
 		hl = (size_t)(ip[0] & 15) * 4;
 		if (hl < PKT_IP4_HLEN || hl > l3_len)
 			return;
-		put_be16(ip + 10, 0);
-		put_be16(ip + 10, pkt_csum(ip, hl));
-		tot = get_be16(ip + 2);
+		pkt_put_be16(ip + 10, 0);
+		pkt_put_be16(ip + 10, pkt_csum(ip, hl));
+		tot = pkt_get_be16(ip + 2);
 		if (ip[9] != PKT_PROTO_ICMP || tot < hl + 4 || tot > l3_len)
 			return;
 		icmp = ip + hl;
-		put_be16(icmp + 2, 0);
-		put_be16(icmp + 2, pkt_csum(icmp, tot - hl));
+		pkt_put_be16(icmp + 2, 0);
+		pkt_put_be16(icmp + 2, pkt_csum(icmp, tot - hl));
 		return;
 	}
 	if (l3_len < PKT_IP6_HLEN)
 		return;
-	plen = get_be16(ip + 4);
+	plen = pkt_get_be16(ip + 4);
 	if (ip[6] != PKT_PROTO_ICMPV6 || plen < 4 || PKT_IP6_HLEN + plen > l3_len)
 		return;
 	icmp = ip + PKT_IP6_HLEN;
-	put_be16(icmp + 2, 0);
-	put_be16(icmp + 2,
+	pkt_put_be16(icmp + 2, 0);
+	pkt_put_be16(icmp + 2,
 		 (uint16_t)~pkt_csum_fold(pkt_csum_pseudo6(ip + 8, ip + 24,
 							   (uint32_t)plen,
 							   PKT_PROTO_ICMPV6) +
@@ -239,7 +228,7 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 	if (s->framing == PKT_FRAMING_ETH) {
 		memcpy(buf, s->eth_dst, 6);
 		memcpy(buf + 6, s->eth_src, 6);
-		put_be16(buf + 12, s->ethertype ? s->ethertype :
+		pkt_put_be16(buf + 12, s->ethertype ? s->ethertype :
 				   s->family == 6 ? PKT_ETH_P_IPV6 : PKT_ETH_P_IP);
 		off = PKT_ETH_HLEN;
 	}
@@ -253,7 +242,7 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 		ip[1] = (w >> 16) & 0xff;
 		ip[2] = (w >> 8) & 0xff;
 		ip[3] = w & 0xff;
-		put_be16(ip + 4, (uint16_t)(s->opts_len + icmp_len + s->len_delta));
+		pkt_put_be16(ip + 4, (uint16_t)(s->opts_len + icmp_len + s->len_delta));
 		ip[6] = s->proto;
 		ip[7] = s->ttl;
 		memcpy(ip + 8, s->ip6_src, 16);
@@ -262,12 +251,12 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 		ip[0] = (uint8_t)(((s->version ? s->version : 4) & 15) << 4 |
 				  ((s->ihl ? s->ihl : hl / 4) & 15));
 		ip[1] = s->tos;
-		put_be16(ip + 2, (uint16_t)(hl + icmp_len + s->len_delta));
-		put_be16(ip + 4, s->ip_id);
-		put_be16(ip + 6, s->frag);
+		pkt_put_be16(ip + 2, (uint16_t)(hl + icmp_len + s->len_delta));
+		pkt_put_be16(ip + 4, s->ip_id);
+		pkt_put_be16(ip + 6, s->frag);
 		ip[8] = s->ttl;
 		ip[9] = s->proto;
-		put_be16(ip + 10, 0);
+		pkt_put_be16(ip + 10, 0);
 		memcpy(ip + 12, s->ip4_src, 4);
 		memcpy(ip + 16, s->ip4_dst, 4);
 	}
@@ -277,9 +266,9 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 	icmp_off = l3 + hl;
 	buf[icmp_off] = s->icmp_type;
 	buf[icmp_off + 1] = s->icmp_code;
-	put_be16(buf + icmp_off + 2, 0);
-	put_be16(buf + icmp_off + 4, s->icmp_id);
-	put_be16(buf + icmp_off + 6, s->icmp_seq);
+	pkt_put_be16(buf + icmp_off + 2, 0);
+	pkt_put_be16(buf + icmp_off + 4, s->icmp_id);
+	pkt_put_be16(buf + icmp_off + 6, s->icmp_seq);
 	for (i = 0; i < s->payload_len; i++)
 		buf[icmp_off + PKT_ICMP_HLEN + i] =
 			s->payload ? s->payload[i] :
@@ -291,10 +280,10 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 		sum += pkt_csum_pseudo6(s->ip6_src, s->ip6_dst, (uint32_t)icmp_len,
 					PKT_PROTO_ICMPV6);
 	csum = (uint16_t)(~pkt_csum_fold(sum) + s->icmp_csum_delta);
-	put_be16(buf + icmp_off + 2, csum);
+	pkt_put_be16(buf + icmp_off + 2, csum);
 	if (s->family == 4) {
 		csum = (uint16_t)(pkt_csum(ip, hl) + s->ip_csum_delta);
-		put_be16(ip + 10, csum);
+		pkt_put_be16(ip + 10, csum);
 	}
 
 	for (i = 0; i < s->pad_len; i++)
@@ -413,7 +402,7 @@ static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
 	hl = (size_t)(ip[0] & 15) * 4;
 	if (hl < PKT_IP4_HLEN) /* RFC 791: IHL is at least 5 */
 		VERDICT(PKT_REF_INVALID, "IHL below 5");
-	tot = get_be16(ip + 2);
+	tot = pkt_get_be16(ip + 2);
 	if (tot < hl || tot > l3_len) /* RFC 1122 3.2.1.1 */
 		VERDICT(PKT_REF_INVALID, "total length beyond the frame or below IHL");
 	if (pkt_csum_fold(pkt_csum_partial(ip, hl, 0)) != 0xffff)
@@ -427,7 +416,7 @@ static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
 	if (pkt_prefix_match(cfg->broadcast, cfg->n_broadcast, 4, ip + 12))
 		VERDICT(PKT_REF_INVALID, "source is a subnet broadcast address");
 
-	fragment = (get_be16(ip + 6) & 0x3fff) != 0; /* MF or an offset */
+	fragment = (pkt_get_be16(ip + 6) & 0x3fff) != 0; /* MF or an offset */
 	group = (ip[16] & 0xf0) == 0xe0 || ip4_is(ip + 16, 255, 255, 255, 255) ||
 		pkt_prefix_match(cfg->broadcast, cfg->n_broadcast, 4, ip + 16);
 	local = pkt_prefix_match(cfg->local, cfg->n_local, 4, ip + 16);
@@ -467,11 +456,11 @@ static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
 		memcpy(reply_ip + 12, ip + 16, 4);
 		memcpy(reply_ip + 16, ip + 12, 4);
 		reply_ip[8] = PKT_REPLY_HOPS;
-		put_be16(reply_ip + 10, 0);
-		put_be16(reply_ip + 10, pkt_csum(reply_ip, hl));
+		pkt_put_be16(reply_ip + 10, 0);
+		pkt_put_be16(reply_ip + 10, pkt_csum(reply_ip, hl));
 		r_icmp[0] = PKT_ICMP_ECHOREPLY;
-		put_be16(r_icmp + 2, 0);
-		put_be16(r_icmp + 2, pkt_csum(r_icmp, icmp_len));
+		pkt_put_be16(r_icmp + 2, 0);
+		pkt_put_be16(r_icmp + 2, pkt_csum(r_icmp, icmp_len));
 	}
 	VERDICT(PKT_REF_REPLY, "echo request");
 }
@@ -489,7 +478,7 @@ static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
 		VERDICT(PKT_REF_INVALID, "shorter than an IPv6 header");
 	if (ip[0] >> 4 != 6)
 		VERDICT(PKT_REF_INVALID, "IP version is not 6");
-	plen = get_be16(ip + 4);
+	plen = pkt_get_be16(ip + 4);
 	if (PKT_IP6_HLEN + plen > l3_len)
 		VERDICT(PKT_REF_INVALID, "payload length beyond the frame");
 	/* RFC 4291 2.7 and 2.5.3: never a source, never on the wire. */
@@ -534,12 +523,12 @@ static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
 		memcpy(reply_ip + 24, src, 16);
 		reply_ip[7] = PKT_REPLY_HOPS;
 		r_icmp[0] = PKT_ICMPV6_ECHO_REPLY;
-		put_be16(r_icmp + 2, 0);
+		pkt_put_be16(r_icmp + 2, 0);
 		csum = (uint16_t)~pkt_csum_fold(
 			pkt_csum_pseudo6(reply_ip + 8, reply_ip + 24,
 					 (uint32_t)plen, PKT_PROTO_ICMPV6) +
 			pkt_csum_partial(r_icmp, plen, 0));
-		put_be16(r_icmp + 2, csum);
+		pkt_put_be16(r_icmp + 2, csum);
 	}
 	VERDICT(PKT_REF_REPLY, "echo request");
 }
@@ -558,7 +547,7 @@ enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg,
 
 		if (len < PKT_ETH_HLEN)
 			VERDICT(PKT_REF_INVALID, "shorter than an Ethernet header");
-		et = get_be16(frame + 12);
+		et = pkt_get_be16(frame + 12);
 		if (et != PKT_ETH_P_IP && et != PKT_ETH_P_IPV6)
 			VERDICT(PKT_REF_KERNEL, "not IPv4 or IPv6");
 		/* Group bit (IEEE 802): never answer to or from a group MAC. */

@@ -34,6 +34,18 @@
 #define PKT_ICMPV6_ECHO_REPLY 129
 #define PKT_REPLY_HOPS 64 /* TTL / hop limit a responder puts in replies */
 
+/* A 16-bit field in network byte order (big-endian) at p. */
+static inline uint16_t pkt_get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline void pkt_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
 /* What a frame starts with. Values match enum xdpong_framing. */
 enum pkt_framing {
 	PKT_FRAMING_ETH = 0, /* Ethernet header (TAP, veth, NICs) */

@@ -19,14 +19,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 xdpt_require_all
-# Debian's interpreter: python3-prometheus-client installs for that one,
-# whatever python3 comes first in PATH.
-PY=/usr/bin/python3
-[ -x "$PY" ] || xdpt_skip "needs Debian's python3 (/usr/bin/python3)"
-"$PY" -c 'import prometheus_client' 2>/dev/null ||
-	timeout 300 apt-get install -y -qq python3-prometheus-client >/dev/null 2>&1
-"$PY" -c 'import prometheus_client' 2>/dev/null ||
-	xdpt_skip "needs python3-prometheus-client (run tools/deps.sh)"
+xdpt_require_prometheus_client
 xdpt_tmpdir
 
 # parse FILE IFACE: the exposition text into one "name{labels} value" line

@@ -79,18 +79,7 @@ trace_flag()
 		jq -r '.[0].formatted.value[".bss"][] | select(has("trace_enabled")) | .trace_enabled'
 }
 
-# Quiet link: no packet reaches the responder for a whole second.
-received()
-{
-	ip netns exec "$NS_RESP" "$XDPONG" stats "$IF_RESP" --json | jq -r .received
-}
-quiet()
-{
-	local a b
-
-	a=$(received) && sleep 1 && b=$(received) && [ -n "$a" ] && [ "$a" = "$b" ]
-}
-xdpt_wait 20 quiet || xdpt_fail "packets keep reaching $IF_RESP with nothing sending"
+xdpt_wait_quiet "$NS_RESP" "$IF_RESP"
 
 # start_trace NAME ARGS...: `xdpong trace` in the background, ready once it
 # has said "tracing" on stderr. TRACE_PID is the timeout around it (to

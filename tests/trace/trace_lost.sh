@@ -27,17 +27,7 @@ ip -n "$NS_PING" neigh replace "$RESP4" lladdr "$mac" dev "$IF_PING" nud permane
 	xdpt_fail "cannot add a static neighbour for $RESP4"
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb
 
-received()
-{
-	ip netns exec "$NS_RESP" "$XDPONG" stats "$IF_RESP" --json | jq -r .received
-}
-quiet()
-{
-	local a b
-
-	a=$(received) && sleep 1 && b=$(received) && [ -n "$a" ] && [ "$a" = "$b" ]
-}
-xdpt_wait 20 quiet || xdpt_fail "packets keep reaching $IF_RESP with nothing sending"
+xdpt_wait_quiet "$NS_RESP" "$IF_RESP"
 
 OUT=$XDPT_TMP/trace.out
 ERR=$XDPT_TMP/trace.err

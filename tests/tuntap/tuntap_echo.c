@@ -30,9 +30,9 @@
 
 #include "userpong.h"
 #include "xdpong.skel.h"
+#include "xdpong_fixture.h"
 
 #define FRAME_MAX 9216
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define REPLY_WAIT_MS 2000   /* an answer this late is no answer */
 #define SILENCE_WAIT_MS 300  /* how long a request that gets none is watched */
 #define NOISE_MAX 200        /* packets of the kernel's own (RS, MLD) skipped */
@@ -469,36 +469,19 @@ struct xdp_side {
 	int prog_fd, stats_fd, ncpus;
 };
 
-static int xdp_counters(struct xdp_side *x, uint64_t out[XDPONG_R_MAX])
-{
-	struct xdpong_counters *vals = calloc((size_t)x->ncpus, sizeof(*vals));
-	__u32 key = 0;
-	int e = 0;
-
-	if (!vals)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(x->stats_fd, &key, vals))
-		e = -errno;
-	memset(out, 0, sizeof(uint64_t) * XDPONG_R_MAX);
-	for (int c = 0; !e && c < x->ncpus; c++)
-		for (int r = 0; r < XDPONG_R_MAX; r++)
-			out[r] += ((const __u64 *)&vals[c])[r];
-	free(vals);
-	return e;
-}
-
 /* The reason the XDP program gives frame, and its output; -1 on error. */
 static int xdp_run(struct xdp_side *x, const uint8_t *frame, size_t len,
 		   uint8_t *out, size_t *out_len)
 {
-	uint64_t before[XDPONG_R_MAX], after[XDPONG_R_MAX];
+	__u64 before[XDPONG_R_MAX], after[XDPONG_R_MAX];
 	int reason = -1;
 
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
 		    .data_size_in = (__u32)len, .data_out = out,
 		    .data_size_out = FRAME_MAX, .repeat = 1);
-	if (xdp_counters(x, before) || bpf_prog_test_run_opts(x->prog_fd, &opts) ||
-	    xdp_counters(x, after))
+	if (xf_read_counters(x->stats_fd, x->ncpus, before) ||
+	    bpf_prog_test_run_opts(x->prog_fd, &opts) ||
+	    xf_read_counters(x->stats_fd, x->ncpus, after))
 		return -1;
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
 		if (after[r] == before[r])
@@ -525,24 +508,9 @@ static int xdp_open(struct xdp_side *x, const struct up_addr *a, size_t n)
 	if (e)
 		return e;
 	for (size_t i = 0; i < n; i++) {
-		const struct pkt_prefix *p = &a[i].prefix;
-		struct xdpong_addr_info info = { .origin = a[i].origin };
-
-		if (p->family == 4) {
-			struct xdpong_addr4_key k = { .prefixlen = p->len };
-
-			memcpy(k.addr, p->addr, 4);
-			e = bpf_map_update_elem(bpf_map__fd(x->skel->maps.xdpong_addr4),
-						&k, &info, BPF_ANY);
-		} else {
-			struct xdpong_addr6_key k = { .prefixlen = p->len };
-
-			memcpy(k.addr, p->addr, 16);
-			e = bpf_map_update_elem(bpf_map__fd(x->skel->maps.xdpong_addr6),
-						&k, &info, BPF_ANY);
-		}
+		e = xf_map_add(x->skel, &a[i].prefix, a[i].origin);
 		if (e)
-			return -errno;
+			return e;
 	}
 	x->prog_fd = bpf_program__fd(x->skel->progs.xdpong);
 	x->stats_fd = bpf_map__fd(x->skel->maps.xdpong_stats);
@@ -672,11 +640,6 @@ static int compare_mode(void)
 	return mismatches ? 1 : 0;
 }
 
-static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
-}
-
 static int parse_addr(const char *text, int family, struct pkt_prefix *p)
 {
 	if (pkt_prefix_parse(text, p) || p->family != family) {
@@ -780,7 +743,7 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	libbpf_set_print(silent_print);
+	libbpf_set_print(xf_libbpf_warnings);
 	if (compare)
 		return compare_mode();
 	if (!o.dev || !have4 || !have6) {

@@ -28,17 +28,15 @@
 #include "xdpong.h"
 #include "xdpong.skel.h"
 #include "packet.h"
+#include "xdpong_fixture.h"
 
 /* Fixture rows override the defaults of V4()/V6(): later initializers win. */
 #pragma GCC diagnostic ignored "-Woverride-init"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_FRAME 4096
-/* Largest frame bpf_prog_test_run keeps linear: PAGE_SIZE - headroom - shinfo. */
-#define MAX_LINEAR_FRAME 3520
 
-/* ---- Addresses: RFC 5737 / RFC 3849 documentation ranges ---- */
-#define OUR_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
+/* ---- Addresses: RFC 5737 / RFC 3849 documentation ranges (xf_init()'s table) ---- */
+#define OUR_MAC XF_OUR_MAC
 #define PEER_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 }
 #define OTHER_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x99 }
 #define BCAST_MAC { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
@@ -52,15 +50,6 @@
 #define OURS6 A6(0x20, 0x01, 0x0d, 0xb8, [15] = 1)                /* 2001:db8::1 */
 #define OPER6 A6(0x20, 0x01, 0x0d, 0xb8, 0, 1, [14] = 0xab, 0xcd) /* in 2001:db8:1::/64 */
 #define PEER6 A6(0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, [15] = 7)    /* 2001:db8:ffff::7 */
-
-static const char *const local_prefixes[] = {
-	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
-	"198.51.100.255/32",
-};
-static const uint32_t local_origin[] = {
-	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
-	XDPONG_ADDR_OPERATOR, XDPONG_ADDR_BROADCAST,
-};
 
 /* ---- Program instances: one skeleton per rodata configuration ---- */
 enum inst {
@@ -79,11 +68,9 @@ enum inst {
 
 struct instance {
 	const char *name;
-	struct xdpong_bpf *skel;
-	int prog_fd, stats_fd, lat_fd;
+	struct xf_instance xf; /* program, fds, reference config */
 	const char *load_error; /* why the skeleton did not load, or NULL */
 	bool sampled; /* cfg_latency_sample == 1 */
-	struct pkt_ref_config ref;
 };
 
 static struct instance insts[N_INST] = {
@@ -96,32 +83,16 @@ static struct instance insts[N_INST] = {
 	[GLOBAL_TUN] = { .name = "global-tun" },
 };
 
-static struct pkt_prefix prefixes[ARRAY_SIZE(local_prefixes)];
-static struct pkt_prefix own_prefixes[ARRAY_SIZE(local_prefixes)];
-static size_t n_own;
-/* What the reference answers for, and the subnet broadcasts it must not. */
-static struct pkt_prefix ours[ARRAY_SIZE(local_prefixes)];
-static size_t n_ours;
-static struct pkt_prefix bcast_prefixes[ARRAY_SIZE(local_prefixes)];
-static size_t n_bcast;
-static int ncpus;
 static bool verbose;
 static char libbpf_last[160]; /* last line of the last verifier log */
 static unsigned int n_passed, n_failed;
 
-/* ---- Reasons, from the X-macro ---- */
-#define X_NAME(name, outcome, desc) #name,
-static const char *const reason_names[] = { XDPONG_REASONS(X_NAME) };
-#undef X_NAME
-#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
-static const enum xdpong_outcome reason_outcome[] = { XDPONG_REASONS(X_OUTCOME) };
-#undef X_OUTCOME
-
+/* ---- Reasons, from the X-macro (xf_reason_names, xf_reason_outcome) ---- */
 #define R(name) XDPONG_R_##name
 
 static int verdict_of(enum xdpong_reason r)
 {
-	switch (reason_outcome[r]) {
+	switch (xf_reason_outcome[r]) {
 	case XDPONG_REPLIED:
 		return XDP_TX;
 	case XDPONG_PASSED:
@@ -129,14 +100,6 @@ static int verdict_of(enum xdpong_reason r)
 	default:
 		return XDP_DROP;
 	}
-}
-
-static const char *verdict_name(unsigned int v)
-{
-	static const char *const names[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS",
-					     "XDP_TX", "XDP_REDIRECT" };
-
-	return v < ARRAY_SIZE(names) ? names[v] : "XDP_?";
 }
 
 /* ---- Fixtures ---- */
@@ -235,13 +198,13 @@ static const struct fixture fixtures[] = {
 	{ "v4 echo, 1471-byte payload", ETH, V4(.payload_len = 1471), R(reply_echo4), REPLY },
 	{ "v4 echo, 1500-byte IP packet", ETH, V4(.payload_len = 1472), R(reply_echo4), REPLY },
 	{ "v4 echo, largest linear test frame", ETH,
-	  V4(.payload_len = MAX_LINEAR_FRAME - 14 - 28), R(reply_echo4), REPLY },
+	  V4(.payload_len = XF_MAX_LINEAR_FRAME - 14 - 28), R(reply_echo4), REPLY },
 	{ "v6 echo, empty payload", ETH, V6(.payload_len = 0), R(reply_echo6), REPLY },
 	{ "v6 echo, 1-byte payload", ETH, V6(.payload_len = 1), R(reply_echo6), REPLY },
 	{ "v6 echo, 37-byte payload", ETH, V6(.payload_len = 37), R(reply_echo6), REPLY },
 	{ "v6 echo, 1500-byte IP packet", ETH, V6(.payload_len = 1452), R(reply_echo6), REPLY },
 	{ "v6 echo, largest linear test frame", ETH,
-	  V6(.payload_len = MAX_LINEAR_FRAME - 14 - 48), R(reply_echo6), REPLY },
+	  V6(.payload_len = XF_MAX_LINEAR_FRAME - 14 - 48), R(reply_echo6), REPLY },
 	{ "v4 echo, random-looking payload", ETH,
 	  V4(PAYLOAD(0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x80, 0x01, 0x7f)),
 	  R(reply_echo4), REPLY },
@@ -548,36 +511,12 @@ static const struct fixture fixtures[] = {
 /* ---- Map reads ---- */
 static int read_counters(const struct instance *in, __u64 out[XDPONG_R_MAX])
 {
-	struct xdpong_counters vals[ncpus];
-	__u32 key = 0;
-
-	if (bpf_map_lookup_elem(in->stats_fd, &key, vals))
-		return -errno;
-	memset(out, 0, sizeof(__u64) * XDPONG_R_MAX);
-	for (int c = 0; c < ncpus; c++) {
-		const __u64 *v = (const __u64 *)&vals[c];
-
-		for (int r = 0; r < XDPONG_R_MAX; r++)
-			out[r] += v[r];
-	}
-	return 0;
+	return xf_read_counters(in->xf.stats_fd, xf_ncpus, out);
 }
 
 static int read_latency(const struct instance *in, struct xdpong_latency *out)
 {
-	struct xdpong_latency vals[ncpus];
-	__u32 key = 0;
-
-	if (bpf_map_lookup_elem(in->lat_fd, &key, vals))
-		return -errno;
-	memset(out, 0, sizeof(*out));
-	for (int c = 0; c < ncpus; c++) {
-		for (int s = 0; s < XDPONG_LAT_SLOTS; s++)
-			out->slots[s] += vals[c].slots[s];
-		out->sum_ns += vals[c].sum_ns;
-		out->count += vals[c].count;
-	}
-	return 0;
+	return xf_read_latency(in->xf.lat_fd, xf_ncpus, out);
 }
 
 /* ---- Reporting ---- */
@@ -628,7 +567,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	struct xdpong_latency lat0, lat1;
 	enum pkt_ref_verdict rv;
 	const char *why = "";
-	bool reply = reason_outcome[want] == XDPONG_REPLIED;
+	bool reply = xf_reason_outcome[want] == XDPONG_REPLIED;
 	bool limited = want == R(drop_rate_limited) || want == R(drop_global_limited);
 	int err;
 
@@ -643,7 +582,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in,
 		    .data_size_in = (__u32)in_len, .data_out = out,
 		    .data_size_out = sizeof(out), .repeat = 1);
-	err = bpf_prog_test_run_opts(it->prog_fd, &opts);
+	err = bpf_prog_test_run_opts(it->xf.prog_fd, &opts);
 	if (err) {
 		fail(name, "bpf_prog_test_run_opts: %s", strerror(-err));
 		return;
@@ -654,15 +593,15 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	}
 
 	if ((int)opts.retval != verdict_of(want))
-		fail(name, "verdict %s, want %s", verdict_name(opts.retval),
-		     verdict_name(verdict_of(want)));
+		fail(name, "verdict %s, want %s", xf_action_name(opts.retval),
+		     xf_action_name(verdict_of(want)));
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
 		__u64 d = after[r] - before[r], want_d = r == (int)want;
 
 		if (d != want_d)
 			fail(name, "counter %s moved by %lld, want %llu (reason %s)",
-			     reason_names[r], (long long)d,
-			     (unsigned long long)want_d, reason_names[want]);
+			     xf_reason_names[r], (long long)d,
+			     (unsigned long long)want_d, xf_reason_names[want]);
 	}
 
 	/* Latency: one sample per reply when sampling 1 in 1, nothing otherwise. */
@@ -683,7 +622,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	if (opts.data_size_out != in_len)
 		fail(name, "data_size_out %u, want %zu", opts.data_size_out, in_len);
 
-	rv = pkt_reference_reply(&it->ref, in, in_len, ref, &why);
+	rv = pkt_reference_reply(&it->xf.ref, in, in_len, ref, &why);
 	if (reply) {
 		const char *bad;
 
@@ -695,13 +634,12 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 			fail(name, "reply differs from the reference reply:");
 			pkt_hexdiff(stdout, "    ", out, opts.data_size_out, ref, in_len);
 		}
-		bad = pkt_verify_csums(out, opts.data_size_out, it->ref.framing);
+		bad = pkt_verify_csums(out, opts.data_size_out, it->xf.ref.framing);
 		if (bad)
 			fail(name, "reply checksums: %s", bad);
 		if (want_csum) {
-			size_t off = (it->ref.framing == PKT_FRAMING_ETH ? 14 : 0) +
-				     ((out[it->ref.framing == PKT_FRAMING_ETH ? 14 : 0] >> 4) == 6 ?
-					      40 : 20);
+			size_t l3 = it->xf.ref.framing == PKT_FRAMING_ETH ? 14 : 0;
+			size_t off = l3 + ((out[l3] >> 4) == 6 ? 40 : 20);
 			unsigned int got = (unsigned int)out[off + 2] << 8 | out[off + 3];
 
 			if (got != (want_csum & 0xffff))
@@ -711,7 +649,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	} else {
 		if (rv == PKT_REF_REPLY && !limited)
 			fail(name, "fixture wants %s, the reference would reply",
-			     reason_names[want]);
+			     xf_reason_names[want]);
 		if (memcmp(out, in, in_len) || opts.data_size_out != in_len) {
 			fail(name, "output differs from the input:");
 			pkt_hexdiff(stdout, "    ", out, opts.data_size_out, in, in_len);
@@ -733,7 +671,7 @@ static size_t build_fixture(const struct fixture *f, uint8_t *buf, size_t cap)
 		memcpy(buf, f->raw, f->raw_len);
 		return f->raw_len;
 	}
-	s.framing = insts[f->inst].ref.framing;
+	s.framing = insts[f->inst].xf.ref.framing;
 	return pkt_build(&s, buf, cap);
 }
 
@@ -746,9 +684,9 @@ static void run_fixture(const struct fixture *f)
 	len = build_fixture(f, frame, sizeof(frame));
 	if (!len)
 		fail(f->name, "fixture does not build");
-	else if ((f->out == REPLY) != (reason_outcome[f->reason] == XDPONG_REPLIED))
+	else if ((f->out == REPLY) != (xf_reason_outcome[f->reason] == XDPONG_REPLIED))
 		fail(f->name, "fixture row: output %s contradicts reason %s",
-		     f->out == REPLY ? "REPLY" : "SAME", reason_names[f->reason]);
+		     f->out == REPLY ? "REPLY" : "SAME", xf_reason_names[f->reason]);
 	else
 		run_frame(f->name, f->inst, frame, len, f->reason, f->want_csum);
 	case_end(f->name);
@@ -762,13 +700,13 @@ static void run_fixture(const struct fixture *f)
 static void sweep_truncation(enum inst i, int family)
 {
 	static uint8_t frame[MAX_FRAME];
-	size_t l3 = insts[i].ref.framing == PKT_FRAMING_ETH ? 14 : 0;
+	size_t l3 = insts[i].xf.ref.framing == PKT_FRAMING_ETH ? 14 : 0;
 	size_t hdr = l3 + (family == 4 ? 20 : 40);
 	struct pkt_spec s;
 	size_t full;
 	char name[96];
 
-	pkt_spec_init(&s, family, insts[i].ref.framing);
+	pkt_spec_init(&s, family, insts[i].xf.ref.framing);
 	s.payload_len = 37;
 	full = pkt_build(&s, frame, sizeof(frame));
 	for (size_t cut = 14; cut < full; cut++) {
@@ -790,7 +728,7 @@ static void sweep_payload(enum inst i, int family, size_t pad_to)
 	size_t len;
 
 	for (size_t n = 0; n <= 80; n++) {
-		pkt_spec_init(&s, family, insts[i].ref.framing);
+		pkt_spec_init(&s, family, insts[i].xf.ref.framing);
 		s.payload_len = n;
 		s.icmp_seq = (uint16_t)n;
 		s.pad_to = pad_to;
@@ -810,7 +748,7 @@ static size_t build_from(enum inst i, int family, const uint8_t *src,
 {
 	struct pkt_spec s;
 
-	pkt_spec_init(&s, family, insts[i].ref.framing);
+	pkt_spec_init(&s, family, insts[i].xf.ref.framing);
 	if (family == 4)
 		memcpy(s.ip4_src, src, 4);
 	else
@@ -892,18 +830,18 @@ static void test_reason_order(void)
 
 	case_begin();
 	for (int r = 1; r < XDPONG_R_MAX; r++)
-		if (reason_outcome[r] < reason_outcome[r - 1])
+		if (xf_reason_outcome[r] < xf_reason_outcome[r - 1])
 			fail(name, "%s (outcome %d) after %s (outcome %d)",
-			     reason_names[r], reason_outcome[r],
-			     reason_names[r - 1], reason_outcome[r - 1]);
+			     xf_reason_names[r], xf_reason_outcome[r],
+			     xf_reason_names[r - 1], xf_reason_outcome[r - 1]);
 	for (int r = XDPONG_R_MAX - 1; r >= 0; r--) {
-		if (reason_outcome[r] == XDPONG_PASSED)
+		if (xf_reason_outcome[r] == XDPONG_PASSED)
 			first_passed = r;
-		if (reason_outcome[r] == XDPONG_DROPPED)
+		if (xf_reason_outcome[r] == XDPONG_DROPPED)
 			first_dropped = r;
 	}
-	if (reason_outcome[0] != XDPONG_REPLIED)
-		fail(name, "first reason %s is not a reply", reason_names[0]);
+	if (xf_reason_outcome[0] != XDPONG_REPLIED)
+		fail(name, "first reason %s is not a reply", xf_reason_names[0]);
 	if (first_passed != XDPONG_R_FIRST_PASSED)
 		fail(name, "first passed reason is %d, XDPONG_R_FIRST_PASSED is %d",
 		     first_passed, XDPONG_R_FIRST_PASSED);
@@ -937,67 +875,27 @@ static void test_reasons_covered(const __u64 start[N_INST][XDPONG_R_MAX])
 		if (r == R(pass_too_big))
 			continue;
 		if (!total[r])
-			fail(name, "no fixture gives %s", reason_names[r]);
+			fail(name, "no fixture gives %s", xf_reason_names[r]);
 	}
 	case_end(name);
 }
 
-static int fill_addresses(struct instance *in)
-{
-	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
-		struct xdpong_addr_info info = { .origin = local_origin[p] };
-		int err;
-
-		if (prefixes[p].family == 4) {
-			struct xdpong_addr4_key k = { .prefixlen = prefixes[p].len };
-
-			memcpy(k.addr, prefixes[p].addr, 4);
-			err = bpf_map__update_elem(in->skel->maps.xdpong_addr4, &k,
-						   sizeof(k), &info, sizeof(info), 0);
-		} else {
-			struct xdpong_addr6_key k = { .prefixlen = prefixes[p].len };
-
-			memcpy(k.addr, prefixes[p].addr, 16);
-			err = bpf_map__update_elem(in->skel->maps.xdpong_addr6, &k,
-						   sizeof(k), &info, sizeof(info), 0);
-		}
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 static int setup_instance(enum inst i)
 {
-	static const uint8_t mac[6] = OUR_MAC;
 	struct instance *in = &insts[i];
 	struct xdpong_bpf *skel;
-	bool tun;
+	bool tun = i == TUN || i == RATE_TUN || i == GLOBAL_TUN;
 	int err;
 
-	skel = xdpong_bpf__open();
-	if (!skel) {
+	in->sampled = i != NOMAC;
+	err = xf_open(&in->xf, tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH,
+		      i != NOMAC && !tun, in->sampled ? 1 : 0);
+	if (err) {
 		fprintf(stderr, "%s: cannot open the skeleton: %s\n", in->name,
-			strerror(errno));
+			strerror(-err));
 		return -1;
 	}
-	tun = i == TUN || i == RATE_TUN || i == GLOBAL_TUN;
-	in->ref.framing = tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH;
-	in->ref.check_mac = i != NOMAC && !tun;
-	memcpy(in->ref.mac, mac, 6);
-	in->ref.local = ours;
-	in->ref.n_local = n_ours;
-	in->ref.broadcast = bcast_prefixes;
-	in->ref.n_broadcast = n_bcast;
-	in->ref.own = own_prefixes;
-	in->ref.n_own = n_own;
-	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
-	in->sampled = i != NOMAC;
-
-	skel->rodata->cfg_framing = tun ? XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
-	skel->rodata->cfg_check_mac = in->ref.check_mac;
-	memcpy((void *)&skel->bss->if_mac, mac, 6);
-	skel->rodata->cfg_latency_sample = in->sampled ? 1 : 0;
+	skel = in->xf.skel;
 	if (i == RATE || i == RATE_TUN) {
 		skel->rodata->cfg_rate_cost_ns = RATE_COST_NS;
 		skel->rodata->cfg_rate_tolerance_ns = (RATE_BURST - 1) * RATE_COST_NS;
@@ -1015,17 +913,14 @@ static int setup_instance(enum inst i)
 			 libbpf_last[0] ? libbpf_last : "see -v");
 		in->load_error = strdup(msg);
 		xdpong_bpf__destroy(skel);
+		in->xf.skel = NULL;
 		return 0;
 	}
-	in->skel = skel;
-	if (fill_addresses(in)) {
+	if (xf_fill(&in->xf)) {
 		fprintf(stderr, "%s: cannot fill the address maps: %s\n", in->name,
 			strerror(errno));
 		return -1;
 	}
-	in->prog_fd = bpf_program__fd(skel->progs.xdpong);
-	in->stats_fd = bpf_map__fd(skel->maps.xdpong_stats);
-	in->lat_fd = bpf_map__fd(skel->maps.xdpong_latency);
 	return 0;
 }
 
@@ -1065,21 +960,8 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	libbpf_set_print(quiet_print);
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0) {
-		fprintf(stderr, "cannot count possible CPUs\n");
+	if (xf_init())
 		return 1;
-	}
-	for (size_t p = 0; p < ARRAY_SIZE(prefixes); p++) {
-		if (pkt_prefix_parse(local_prefixes[p], &prefixes[p]))
-			return 1;
-		if (local_origin[p] == XDPONG_ADDR_IFACE)
-			own_prefixes[n_own++] = prefixes[p];
-		if (local_origin[p] == XDPONG_ADDR_BROADCAST)
-			bcast_prefixes[n_bcast++] = prefixes[p];
-		else
-			ours[n_ours++] = prefixes[p];
-	}
 	for (int i = 0; i < N_INST; i++) {
 		char name[64];
 
@@ -1114,6 +996,6 @@ int main(int argc, char **argv)
 	ret = n_failed ? 1 : 0;
 out:
 	for (int i = 0; i < N_INST; i++)
-		xdpong_bpf__destroy(insts[i].skel);
+		xdpong_bpf__destroy(insts[i].xf.skel);
 	return ret;
 }

@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "driver.h"
+#include "packet.h"
 #include "xdpong.h"
 #include "pass.skel.h"
 #include "reflect.skel.h"
@@ -90,7 +91,7 @@ static int time_run(int prog_fd, const struct pkt *p, int repeat, __u32 want_ver
 	/* The repeated packet must still be the request: every run answered it. */
 	if (opts.data_size_out != (__u32)p->len || memcmp(out, p->data, p->len)) {
 		fail("test run: output differs from the input after %d runs", repeat);
-		hexdump_frame(out, opts.data_size_out);
+		pkt_hexdump(stderr, "  ", out, opts.data_size_out);
 		return -1;
 	}
 	return 0;
@@ -219,7 +220,7 @@ int cost_measure(struct bench_env *env, int trials, struct cost_results *res)
 	}
 	/* Pinned to one CPU (main), so per-CPU state stays on one CPU. */
 	for (int t = 0; t < trials && !bench_stop; t++) {
-		int fd_pass = bpf_program__fd(pass->progs.bench_pass);
+		int fd_pass = bpf_program__fd(pass->progs.xdp_pass);
 		int fd_turn = bpf_program__fd(env->reflect->progs.bench_turn);
 		int fd_bare = bpf_program__fd(env->reflect->progs.bench_reflect_cost);
 		int fd_obj = bpf_program__fd(obj->progs.xdpong);

@@ -49,13 +49,10 @@ void sort_doubles(double *v, size_t n);
 #define IP4_TUN_PEER "198.18.1.2"
 #define IP4_TUN_NET "198.18.1.0/24"
 
-/* Build an Ethernet frame into buf; return its length, or -1. */
+/* Build an Ethernet frame into buf with tests/lib's pkt_build(); return its length, or -1. */
 int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq);
 int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq);
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len);
-/* RFC 1071 sum over len bytes, folded, not complemented. */
-__u16 csum16(const void *p, size_t len, __u32 start);
-void hexdump_frame(const __u8 *p, size_t len);
 
 /* ---- net.c: namespaces, links, responders, CPU layouts ---- */
 enum layout {

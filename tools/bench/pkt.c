@@ -1,135 +1,84 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test frames: IPv4/IPv6 echo requests and a UDP datagram, checksums from scratch. */
+/* Test frames: IPv4/IPv6 echo requests and a UDP datagram, from tests/lib's builder. */
 #include <arpa/inet.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <linux/if_ether.h>
-#include <linux/icmp.h>
-#include <linux/icmpv6.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
+#include <netinet/in.h>
 #include <linux/udp.h>
 #include "driver.h"
+#include "packet.h"
 
-/* RFC 1071: 16-bit one's complement sum, folded, not complemented. */
-__u16 csum16(const void *p, size_t len, __u32 start)
-{
-	const __u8 *b = p;
-	__u64 sum = start;
-
-	for (; len > 1; len -= 2, b += 2)
-		sum += (__u32)b[0] << 8 | b[1];
-	if (len)
-		sum += (__u32)b[0] << 8; /* the odd byte, padded with zero */
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)sum;
-}
-
-static void put_eth(__u8 *buf, __u16 proto)
+/* The bench's addresses and MACs on an echo request of family 4 or 6. */
+static void spec_init(struct pkt_spec *s, int family, __u16 seq)
 {
 	static const __u8 src[6] = MAC_SENDER, dst[6] = MAC_RESPONDER;
-	struct ethhdr *eth = (struct ethhdr *)buf;
 
-	memcpy(eth->h_dest, dst, 6);
-	memcpy(eth->h_source, src, 6);
-	eth->h_proto = htons(proto);
+	pkt_spec_init(s, family, PKT_FRAMING_ETH);
+	memcpy(s->eth_dst, dst, 6);
+	memcpy(s->eth_src, src, 6);
+	s->ttl = 64; /* = xdpong's reply TTL: see cost.c */
+	s->ip_id = 0x1234;
+	inet_pton(AF_INET, IP4_SENDER, s->ip4_src);
+	inet_pton(AF_INET, IP4_RESPONDER, s->ip4_dst);
+	inet_pton(AF_INET6, IP6_SENDER, s->ip6_src);
+	inet_pton(AF_INET6, IP6_RESPONDER, s->ip6_dst);
+	s->icmp_id = ECHO_ID;
+	s->icmp_seq = seq;
 }
 
-static void put_ip4(__u8 *buf, unsigned int ip_len, __u8 proto)
+/* pkt_build() with ping's payload pattern (byte i is 0x10 + i); -1 if it does not fit. */
+static int build(struct pkt_spec *s, size_t payload_len, __u8 *buf, size_t size)
 {
-	struct iphdr ip = {
-		.version = 4,
-		.ihl = 5,
-		.tot_len = htons(ip_len),
-		.id = htons(0x1234),
-		.frag_off = htons(0x4000), /* DF, as ping sends */
-		.ttl = 64,                 /* = xdpong's reply TTL: see cost.c */
-		.protocol = proto,
-	};
+	__u8 *payload = malloc(payload_len ? payload_len : 1);
+	size_t len;
 
-	inet_pton(AF_INET, IP4_SENDER, &ip.saddr);
-	inet_pton(AF_INET, IP4_RESPONDER, &ip.daddr);
-	ip.check = htons(~csum16(&ip, sizeof(ip), 0) & 0xffff);
-	memcpy(buf, &ip, sizeof(ip));
-}
-
-static void fill_payload(__u8 *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		p[i] = (__u8)(0x10 + i); /* like ping's pattern */
+	if (!payload)
+		return -1;
+	for (size_t i = 0; i < payload_len; i++)
+		payload[i] = (__u8)(0x10 + i);
+	s->payload = payload;
+	s->payload_len = payload_len;
+	len = pkt_build(s, buf, size);
+	free(payload);
+	return len ? (int)len : -1;
 }
 
 int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq)
 {
-	size_t len = ETH_HLEN + ip_len;
-	struct icmphdr *icmp;
+	struct pkt_spec s;
 
-	if (ip_len < 28 || len > size)
+	if (ip_len < PKT_IP4_HLEN + PKT_ICMP_HLEN)
 		return -1;
-	memset(buf, 0, len);
-	put_eth(buf, ETH_P_IP);
-	put_ip4(buf + ETH_HLEN, ip_len, IPPROTO_ICMP);
-	icmp = (struct icmphdr *)(buf + ETH_HLEN + 20);
-	icmp->type = ICMP_ECHO;
-	icmp->un.echo.id = htons(ECHO_ID);
-	icmp->un.echo.sequence = htons(seq);
-	fill_payload((__u8 *)(icmp + 1), ip_len - 28);
-	icmp->checksum = htons(~csum16(icmp, ip_len - 20, 0) & 0xffff);
-	return (int)len;
+	spec_init(&s, 4, seq); /* DF set, as ping sends */
+	return build(&s, ip_len - PKT_IP4_HLEN - PKT_ICMP_HLEN, buf, size);
 }
 
 int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq)
 {
-	size_t len = ETH_HLEN + 40 + 8 + payload_len;
-	struct ipv6hdr *ip6;
-	struct icmp6hdr *icmp6;
-	__u32 pseudo = 0;
+	struct pkt_spec s;
 
-	if (len > size)
-		return -1;
-	memset(buf, 0, len);
-	put_eth(buf, ETH_P_IPV6);
-	ip6 = (struct ipv6hdr *)(buf + ETH_HLEN);
-	ip6->version = 6;
-	ip6->payload_len = htons(8 + payload_len);
-	ip6->nexthdr = IPPROTO_ICMPV6;
-	ip6->hop_limit = 64;
-	inet_pton(AF_INET6, IP6_SENDER, &ip6->saddr);
-	inet_pton(AF_INET6, IP6_RESPONDER, &ip6->daddr);
-	icmp6 = (struct icmp6hdr *)(ip6 + 1);
-	icmp6->icmp6_type = ICMPV6_ECHO_REQUEST;
-	icmp6->icmp6_identifier = htons(ECHO_ID);
-	icmp6->icmp6_sequence = htons(seq);
-	fill_payload((__u8 *)(icmp6 + 1), payload_len);
-	/* RFC 8200 8.1 pseudo-header: addresses, upper-layer length, next header. */
-	pseudo = csum16(&ip6->saddr, 32, 0);
-	pseudo += 8 + payload_len + IPPROTO_ICMPV6;
-	icmp6->icmp6_cksum = htons(~csum16(icmp6, 8 + payload_len, pseudo) & 0xffff);
-	return (int)len;
+	spec_init(&s, 6, seq);
+	return build(&s, payload_len, buf, size);
 }
 
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len)
 {
-	size_t len = ETH_HLEN + ip_len;
-	struct udphdr *udp;
+	struct udphdr udp = {
+		.source = htons(40000),
+		.dest = htons(9), /* discard (RFC 863) */
+		.len = htons(ip_len - PKT_IP4_HLEN),
+		.check = 0, /* RFC 768: checksum 0 means none; the kernel accepts it */
+	};
+	struct pkt_spec s;
+	int len;
 
-	if (ip_len < 28 || len > size)
+	if (ip_len < PKT_IP4_HLEN + sizeof(udp))
 		return -1;
-	memset(buf, 0, len);
-	put_eth(buf, ETH_P_IP);
-	put_ip4(buf + ETH_HLEN, ip_len, IPPROTO_UDP);
-	udp = (struct udphdr *)(buf + ETH_HLEN + 20);
-	udp->source = htons(40000);
-	udp->dest = htons(9); /* discard (RFC 863) */
-	udp->len = htons(ip_len - 20);
-	fill_payload((__u8 *)(udp + 1), ip_len - 28);
-	/* RFC 768: checksum 0 means none; the kernel accepts it. */
-	return (int)len;
-}
-
-void hexdump_frame(const __u8 *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		fprintf(stderr, "%02x%s", p[i], (i % 32 == 31 || i + 1 == len) ? "\n" : "");
+	spec_init(&s, 4, 0);
+	s.proto = IPPROTO_UDP; /* before pkt_build() sums the IP header */
+	len = build(&s, ip_len - PKT_IP4_HLEN - sizeof(udp), buf, size);
+	/* The builder wrote an ICMP header (same size): the UDP one replaces it. */
+	if (len > 0)
+		memcpy(buf + PKT_ETH_HLEN + PKT_IP4_HLEN, &udp, sizeof(udp));
+	return len;
 }

@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include "driver.h"
+#include "packet.h"
 
 #define PROBE_DATA 56          /* ping's default: a 98-byte frame */
 #define REPLY_TIMEOUT_S 0.1    /* a probe not answered by then is lost */
@@ -232,7 +233,7 @@ static int probe_loop(struct bench_env *env, int nsfd, const char *dst, int prob
 		icmp->un.echo.sequence = htons(seq);
 		for (int j = 0; j < PROBE_DATA; j++)
 			pkt[8 + j] = (__u8)(0x10 + j);
-		icmp->checksum = htons(~csum16(pkt, sizeof(pkt), 0) & 0xffff);
+		icmp->checksum = htons(pkt_csum(pkt, sizeof(pkt)));
 		drain_errqueue(fd);
 		user_tx = now_s();
 		if (sendto(fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to)) < 0) {

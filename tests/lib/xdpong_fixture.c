@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The XDP program's test fixture: see xdpong_fixture.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdpong.skel.h"
+#include "xdpong_fixture.h"
+
+const uint8_t xf_our_mac[6] = XF_OUR_MAC;
+
+#define X_NAME(name, outcome, desc) #name,
+const char *const xf_reason_names[XDPONG_R_MAX] = { XDPONG_REASONS(X_NAME) };
+#undef X_NAME
+#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
+const enum xdpong_outcome xf_reason_outcome[XDPONG_R_MAX] = { XDPONG_REASONS(X_OUTCOME) };
+#undef X_OUTCOME
+
+int xf_ncpus;
+
+/* RFC 5737 / RFC 3849 documentation ranges, as `xdpong attach` would load them. */
+static const char *const local_prefixes[] = {
+	"192.0.2.1/32", "198.51.100.0/24", "2001:db8::1/128", "2001:db8:1::/64",
+	"198.51.100.255/32",
+};
+static const uint32_t local_origin[] = {
+	XDPONG_ADDR_IFACE, XDPONG_ADDR_OPERATOR, XDPONG_ADDR_IFACE,
+	XDPONG_ADDR_OPERATOR, XDPONG_ADDR_BROADCAST,
+};
+
+#define N_PREFIXES ARRAY_SIZE(local_prefixes)
+static struct pkt_prefix prefixes[N_PREFIXES];
+static struct pkt_prefix own_prefixes[N_PREFIXES];
+static size_t n_own;
+/* What the reference answers for, and the subnet broadcasts it must not. */
+static struct pkt_prefix ours[N_PREFIXES];
+static size_t n_ours;
+static struct pkt_prefix bcast_prefixes[N_PREFIXES];
+static size_t n_bcast;
+
+int xf_init(void)
+{
+	xf_ncpus = libbpf_num_possible_cpus();
+	if (xf_ncpus <= 0) {
+		fprintf(stderr, "cannot count possible CPUs\n");
+		return -1;
+	}
+	n_own = n_ours = n_bcast = 0;
+	for (size_t p = 0; p < N_PREFIXES; p++) {
+		if (pkt_prefix_parse(local_prefixes[p], &prefixes[p])) {
+			fprintf(stderr, "bad fixture prefix %s\n", local_prefixes[p]);
+			return -1;
+		}
+		if (local_origin[p] == XDPONG_ADDR_IFACE)
+			own_prefixes[n_own++] = prefixes[p];
+		if (local_origin[p] == XDPONG_ADDR_BROADCAST)
+			bcast_prefixes[n_bcast++] = prefixes[p];
+		else
+			ours[n_ours++] = prefixes[p];
+	}
+	return 0;
+}
+
+const char *xf_action_name(unsigned int action)
+{
+	static const char *const names[] = { "XDP_ABORTED", "XDP_DROP", "XDP_PASS",
+					     "XDP_TX", "XDP_REDIRECT" };
+
+	return action < ARRAY_SIZE(names) ? names[action] : "XDP_?";
+}
+
+int xf_libbpf_warnings(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+int xf_open(struct xf_instance *in, enum pkt_framing framing, bool check_mac,
+	    __u32 latency_sample)
+{
+	struct xdpong_bpf *skel = xdpong_bpf__open();
+
+	if (!skel)
+		return -errno;
+	skel->rodata->cfg_framing = framing == PKT_FRAMING_IP ? XDPONG_FRAMING_IP :
+								XDPONG_FRAMING_ETH;
+	skel->rodata->cfg_check_mac = check_mac;
+	memcpy((void *)&skel->bss->if_mac, xf_our_mac, 6);
+	skel->rodata->cfg_latency_sample = latency_sample;
+	in->skel = skel;
+
+	in->ref.framing = framing;
+	in->ref.check_mac = check_mac;
+	memcpy(in->ref.mac, xf_our_mac, 6);
+	in->ref.local = ours;
+	in->ref.n_local = n_ours;
+	in->ref.broadcast = bcast_prefixes;
+	in->ref.n_broadcast = n_bcast;
+	in->ref.own = own_prefixes;
+	in->ref.n_own = n_own;
+	in->ref.max_icmp_len = XDPONG_MAX_ICMP_LEN;
+	return 0;
+}
+
+int xf_map_add(struct xdpong_bpf *skel, const struct pkt_prefix *p, uint32_t origin)
+{
+	struct xdpong_addr_info info = { .origin = origin };
+
+	if (p->family == 4) {
+		struct xdpong_addr4_key k = { .prefixlen = p->len };
+
+		memcpy(k.addr, p->addr, 4);
+		return bpf_map__update_elem(skel->maps.xdpong_addr4, &k, sizeof(k),
+					    &info, sizeof(info), BPF_ANY);
+	} else {
+		struct xdpong_addr6_key k = { .prefixlen = p->len };
+
+		memcpy(k.addr, p->addr, 16);
+		return bpf_map__update_elem(skel->maps.xdpong_addr6, &k, sizeof(k),
+					    &info, sizeof(info), BPF_ANY);
+	}
+}
+
+int xf_fill(struct xf_instance *in)
+{
+	for (size_t p = 0; p < N_PREFIXES; p++) {
+		int err = xf_map_add(in->skel, &prefixes[p], local_origin[p]);
+
+		if (err)
+			return err;
+	}
+	in->prog_fd = bpf_program__fd(in->skel->progs.xdpong);
+	in->stats_fd = bpf_map__fd(in->skel->maps.xdpong_stats);
+	in->lat_fd = bpf_map__fd(in->skel->maps.xdpong_latency);
+	return 0;
+}
+
+int xf_read_counters(int stats_fd, int ncpus, __u64 out[XDPONG_R_MAX])
+{
+	struct xdpong_counters vals[ncpus];
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(stats_fd, &key, vals))
+		return -errno;
+	memset(out, 0, sizeof(__u64) * XDPONG_R_MAX);
+	for (int c = 0; c < ncpus; c++) {
+		const __u64 *v = (const __u64 *)&vals[c];
+
+		for (int r = 0; r < XDPONG_R_MAX; r++)
+			out[r] += v[r];
+	}
+	return 0;
+}
+
+int xf_read_latency(int lat_fd, int ncpus, struct xdpong_latency *out)
+{
+	struct xdpong_latency vals[ncpus];
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(lat_fd, &key, vals))
+		return -errno;
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < ncpus; c++) {
+		for (int s = 0; s < XDPONG_LAT_SLOTS; s++)
+			out->slots[s] += vals[c].slots[s];
+		out->sum_ns += vals[c].sum_ns;
+		out->count += vals[c].count;
+	}
+	return 0;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the unit tests, the fuzzer and tuntap_echo share about the XDP
+ * program: the addresses every instance answers for, loading a configured
+ * program with its reference config to match, filling its address maps
+ * and reading its per-CPU maps. Needs build/xdpong.skel.h and libbpf;
+ * tests/lib/packet.h judges the frames.
+ */
+#ifndef XDPONG_TESTS_FIXTURE_H
+#define XDPONG_TESTS_FIXTURE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include <bpf/libbpf.h>
+
+#include "xdpong.h"
+#include "packet.h"
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Largest frame bpf_prog_test_run keeps linear: PAGE_SIZE - headroom - shinfo. */
+#define XF_MAX_LINEAR_FRAME 3520
+
+struct xdpong_bpf;
+
+/* The program's MAC in every Ethernet instance, as an initializer and an array. */
+#define XF_OUR_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
+extern const uint8_t xf_our_mac[6];
+
+/* Reason names and outcomes, from include/xdpong.h's X-macro. */
+extern const char *const xf_reason_names[XDPONG_R_MAX];
+extern const enum xdpong_outcome xf_reason_outcome[XDPONG_R_MAX];
+
+/* Possible CPUs, for the per-CPU maps; set by xf_init(). */
+extern int xf_ncpus;
+
+/*
+ * Count CPUs and parse the address table: 192.0.2.1/32 and 2001:db8::1/128
+ * (interface), 198.51.100.0/24 and 2001:db8:1::/64 (operator),
+ * 198.51.100.255/32 (a subnet broadcast). Returns 0, or -1 with a message.
+ */
+int xf_init(void);
+
+/* XDP_ABORTED, XDP_DROP, ... for an XDP action. */
+const char *xf_action_name(unsigned int action);
+
+/* A libbpf print callback: warnings to stderr, the rest dropped. */
+int xf_libbpf_warnings(enum libbpf_print_level level, const char *fmt, va_list ap);
+
+/* One loaded program and what the reference responder expects of it. */
+struct xf_instance {
+	struct xdpong_bpf *skel;
+	int prog_fd, stats_fd, lat_fd;
+	struct pkt_ref_config ref;
+};
+
+/*
+ * Open the program with framing, MAC check (against xf_our_mac) and
+ * latency sampling (1 in latency_sample, 0 off) in rodata, and set in->ref
+ * to match. The caller may set more rodata, then loads in->skel and calls
+ * xf_fill(). Returns 0 or -errno.
+ */
+int xf_open(struct xf_instance *in, enum pkt_framing framing, bool check_mac,
+	    __u32 latency_sample);
+
+/* After the load: put the address table in the LPM maps, take the fds. 0 or < 0. */
+int xf_fill(struct xf_instance *in);
+
+/* Add one prefix to the loaded program's xdpong_addr4 or xdpong_addr6. 0 or < 0. */
+int xf_map_add(struct xdpong_bpf *skel, const struct pkt_prefix *p, uint32_t origin);
+
+/* xdpong_stats summed over ncpus CPUs, one value per reason. 0 or -errno. */
+int xf_read_counters(int stats_fd, int ncpus, __u64 out[XDPONG_R_MAX]);
+
+/* xdpong_latency summed over ncpus CPUs. 0 or -errno. */
+int xf_read_latency(int lat_fd, int ncpus, struct xdpong_latency *out);
+
+#endif /* XDPONG_TESTS_FIXTURE_H */
