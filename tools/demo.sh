@@ -102,9 +102,9 @@ run ip netns exec "$NS_PONG" sysctl -w net.ipv4.icmp_echo_ignore_all=1 net.ipv6.
 run_may_fail ip netns exec "$NS_PING" ping -c 2 -i 0.2 -W 1 "$PONG4"
 
 step "3. Attach xdpong to $IF_PONG" \
-	"auto mode: the veth peer runs no XDP, so xdpong picks skb (generic) mode and says why"
+	"auto mode picks skb (generic) mode here and says why; --latency-sample 1 times every reply (the default samples 1 in 64)"
 printf '%s   (nsenter --net keeps this host'"'"'s /sys/fs/bpf, so the pins outlive the command;\n    ip netns exec would give it a private one)%s\n' "$DIM" "$OFF"
-run nsenter --net="/run/netns/$NS_PONG" "$XDPONG" attach "$IF_PONG"
+run nsenter --net="/run/netns/$NS_PONG" "$XDPONG" attach "$IF_PONG" --latency-sample 1
 run ip -n "$NS_PONG" link show dev "$IF_PONG"
 
 step "4. Ping it: IPv4 and IPv6, answered by XDP" \
