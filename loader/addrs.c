@@ -294,18 +294,8 @@ int cmd_addr(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (require_root() || iface_lookup(ifname, &li))
+	if (attachment_open(ifname, &li, &a))
 		return 1;
-	ret = attachment_find(li.ifindex, &a, NULL);
-	if (ret == -ENOENT) {
-		err("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
-		    li.name, li.name);
-		return 1;
-	}
-	if (ret) {
-		err("cannot read xdpong's maps on %s: %s", li.name, strerror(-ret));
-		return 1;
-	}
 	if (!strcmp(verb, "list")) {
 		if (json) {
 			printf("{\"iface\":");

@@ -103,6 +103,10 @@ struct attachment {
  */
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id);
 void attachment_close(struct attachment *a);
+/* Root check, IFACE lookup and attachment_find, each failure explained
+ * (the commands that need a live xdpong). 0 or -1. */
+int attachment_open(const char *ifname, struct link_info *li,
+		    struct attachment *a);
 /* Directory the maps of ifname are pinned in. */
 void pin_dir(const char *ifname, char *buf, size_t size);
 /* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */

@@ -176,6 +176,23 @@ out:
 	return ret;
 }
 
+int attachment_open(const char *ifname, struct link_info *li,
+		    struct attachment *a)
+{
+	int ret;
+
+	if (require_root() || iface_lookup(ifname, li))
+		return -1;
+	ret = attachment_find(li->ifindex, a, NULL);
+	if (ret == -ENOENT)
+		return err("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
+			   li->name, li->name);
+	if (ret)
+		return err("cannot read xdpong's maps on %s: %s", li->name,
+			   strerror(-ret));
+	return 0;
+}
+
 void attachment_close(struct attachment *a)
 {
 	if (a->prog_fd >= 0)

@@ -505,17 +505,8 @@ int cmd_trace(int argc, char **argv)
 		err("--off takes no --count or --json");
 		return EXIT_USAGE;
 	}
-	if (require_root() || iface_lookup(ifname, &li))
+	if (attachment_open(ifname, &li, &a))
 		return 1;
-	ret = attachment_find(li.ifindex, &a, NULL);
-	if (ret) {
-		if (ret == -ENOENT)
-			err("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
-			    li.name, li.name);
-		else
-			err("cannot read xdpong's maps on %s: %s", li.name, strerror(-ret));
-		return 1;
-	}
 	c.a = &a;
 	ret = bss_open(&bss, a.map_fd[MAP_BSS]);
 	if (ret) {
