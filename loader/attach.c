@@ -639,7 +639,8 @@ int cmd_detach(int argc, char **argv)
 			       ifname, removed);
 			return 0;
 		}
-		return iface_lookup(ifname, &li) ? 1 : 1;
+		iface_lookup(ifname, &li); /* it failed above: this explains why */
+		return 1;
 	}
 	ret = attachment_find(li.ifindex, &a, &other);
 	if (ret == -ENOENT) {
@@ -841,7 +842,8 @@ int cmd_status(int argc, char **argv)
 		if (link_get(ifname, 0, &li)) {
 			if (stale_pins_clean(ifname, json))
 				return 1;
-			return iface_lookup(ifname, &li) ? 1 : 1;
+			iface_lookup(ifname, &li); /* it failed above: this explains why */
+		return 1;
 		}
 		ret = attachment_find(li.ifindex, &a, &other);
 		if (ret) {
