@@ -20,7 +20,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 CFLAGS    ?= -g -O2
 CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -DXDPONG_VERSION='"$(VERSION)"' \
 	-I$(BUILD) -Iinclude
-LDLIBS    := -lxdp -lbpf -lelf -lz -lm
+LDLIBS    := -lxdp -lbpf -lelf -lz -lm -ljson-c -lsystemd -linih -lmicrohttpd
 
 ifeq ($(V),1)
 Q =
@@ -85,6 +85,7 @@ SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
+EXAMPLEDIR  ?= $(PREFIX)/share/doc/xdpong/examples
 
 install: $(BUILD)/xdpong
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
@@ -92,13 +93,16 @@ install: $(BUILD)/xdpong
 	$(Q)install -D -m 0644 man/xdpong.8 $(DESTDIR)$(MANDIR)/man8/xdpong.8
 	$(Q)install -D -m 0644 completion/xdpong.bash $(DESTDIR)$(BASHCOMPDIR)/xdpong
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
-	$(Q)sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/xdpong@.service > $(DESTDIR)$(UNITDIR)/xdpong@.service
-	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/xdpong@.service
+	$(Q)for u in xdpong.service xdpong@.service; do \
+		sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	$(Q)install -D -m 0644 systemd/xdpong.conf.example $(DESTDIR)$(EXAMPLEDIR)/xdpong.conf
 
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(DESTDIR)$(SBINDIR)/xdpong $(DESTDIR)$(MANDIR)/man8/xdpong.8 \
-		$(DESTDIR)$(BASHCOMPDIR)/xdpong $(DESTDIR)$(UNITDIR)/xdpong@.service
+		$(DESTDIR)$(BASHCOMPDIR)/xdpong $(DESTDIR)$(UNITDIR)/xdpong@.service \
+		$(DESTDIR)$(UNITDIR)/xdpong.service $(DESTDIR)$(EXAMPLEDIR)/xdpong.conf
 
 -include $(wildcard tests/*.mk tools/*.mk tools/*/*.mk)
 

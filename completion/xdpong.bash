@@ -13,9 +13,22 @@ _xdpong_ifaces()
 _xdpong()
 {
 	local cur prev words cword cmd i
-	local cmds="attach detach status stats run addr trace"
+	local cmds="attach detach status stats run addr trace config"
+	# Each command's options, as 'xdpong options' lists them (a test holds
+	# these to that table).
+	local common="--verbose --help"
 	local attach_opts="--mode --addr --no-iface-addrs --force --latency-sample
-		--rate-limit --global-limit --verbose --help"
+		--rate-limit --global-limit $common"
+	local -A opts=(
+		[attach]="$attach_opts"
+		[run]="$attach_opts --interval --json --metrics-file --config --metrics-listen"
+		[detach]="$common"
+		[status]="--json $common"
+		[stats]="--json --all --prometheus $common"
+		[addr]="--json $common"
+		[trace]="--count --json --off $common"
+		[config]="$common"
+	)
 
 	# bash-completion's helpers when installed; plain bash otherwise.
 	if declare -F _init_completion >/dev/null; then
@@ -52,7 +65,7 @@ _xdpong()
 		COMPREPLY=($(compgen -W "auto native skb" -- "$cur"))
 		return
 		;;
-	--metrics-file)
+	--metrics-file | --config)
 		if declare -F _filedir >/dev/null; then
 			_filedir
 		else
@@ -61,7 +74,7 @@ _xdpong()
 		return
 		;;
 	-a | --addr | --latency-sample | --rate-limit | --global-limit | \
-		-i | --interval | -c | --count)
+		-i | --interval | -c | --count | --metrics-listen)
 		return
 		;;
 	esac
@@ -72,7 +85,8 @@ _xdpong()
 		[[ ${words[w]} == -* ]] && continue
 		case ${words[w - 1]} in
 		-m | --mode | -a | --addr | --latency-sample | --rate-limit | \
-			--global-limit | -i | --interval | -c | --count | --metrics-file)
+			--global-limit | -i | --interval | -c | --count | --metrics-file | \
+			--config | --metrics-listen)
 			continue
 			;;
 		esac
@@ -80,18 +94,20 @@ _xdpong()
 	done
 
 	if [[ $cur == -* ]]; then
-		case $cmd in
-		attach) COMPREPLY=($(compgen -W "$attach_opts" -- "$cur")) ;;
-		run) COMPREPLY=($(compgen -W "$attach_opts --interval --json --metrics-file" -- "$cur")) ;;
-		detach) COMPREPLY=($(compgen -W "--verbose --help" -- "$cur")) ;;
-		status) COMPREPLY=($(compgen -W "--json --verbose --help" -- "$cur")) ;;
-		stats) COMPREPLY=($(compgen -W "--json --all --prometheus --verbose --help" -- "$cur")) ;;
-		addr) COMPREPLY=($(compgen -W "--json --help" -- "$cur")) ;;
-		trace) COMPREPLY=($(compgen -W "--count --json --off --verbose --help" -- "$cur")) ;;
-		esac
+		COMPREPLY=($(compgen -W "${opts[$cmd]}" -- "$cur"))
 		return
 	fi
 
+	if [ "$cmd" = config ]; then
+		if [ ${#args[@]} -eq 0 ]; then
+			COMPREPLY=($(compgen -W "check" -- "$cur"))
+		elif declare -F _filedir >/dev/null; then
+			_filedir
+		else
+			COMPREPLY=($(compgen -f -- "$cur"))
+		fi
+		return
+	fi
 	if [ ${#args[@]} -eq 0 ]; then
 		COMPREPLY=($(compgen -W "$(_xdpong_ifaces)" -- "$cur"))
 		return

@@ -94,13 +94,18 @@ struct xdpong_addr6_key {
 	__u8 addr[16];
 };
 
-/* Who put an address in the map: the interface, or --addr / `xdpong addr`. */
+/* Who put an address in the map: the interface, the configuration, or the
+ * operator at run time. The program answers for every origin but BROADCAST. */
 enum xdpong_addr_origin {
 	XDPONG_ADDR_IFACE = 1,
 	XDPONG_ADDR_OPERATOR = 2,
 	/* An interface's subnet broadcast: never answered, even inside an
 	 * operator prefix (the kernel treats it as broadcast). */
 	XDPONG_ADDR_BROADCAST = 3,
+	/* From --addr or the config file: made equal to the configuration at
+	 * every start, takeover and reload. (OPERATOR is `xdpong addr add` at
+	 * run time: kept across restarts and reloads until `xdpong addr del`.) */
+	XDPONG_ADDR_CONFIG = 4,
 };
 
 struct xdpong_addr_info {

@@ -1,44 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Declarations shared by the loader's source files. */
+/*
+ * The loader's shared machinery, a section per file. The subcommands
+ * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c) call
+ * into these; these never call a subcommand. Reading order, from the
+ * bottom up: log, prefix, opts, netlink, privs, pins, attachment, bss,
+ * addrmap, counters, output, prom, load.
+ */
 #ifndef XDPONG_LOADER_H
 #define XDPONG_LOADER_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 #include <net/if.h>
 #include <linux/types.h>
 #include "xdpong.h"
+#include "log.h"
+#include "prefix.h"
+#include "opts.h"
 
 #define PIN_ROOT "/sys/fs/bpf/xdpong"
 #define BPFFS_ROOT "/sys/fs/bpf"
 
 /* Exit codes: 0 ok, 1 failure, 2 bad usage (as iproute2 and xdp-tools). */
 #define EXIT_USAGE 2
+/* status IFACE: xdpong is not attached there (as LSB's "not running"). */
+#define EXIT_NOT_ATTACHED 3
 
-extern int verbose;
-extern const char *prog_name_arg0;
-
-/* Print "xdpong: <message>" to stderr. Returns -1 for `return err(...)`. */
-int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* ---- prefix.c: text addresses ---- */
-struct prefix {
-	int family; /* AF_INET or AF_INET6 */
-	unsigned int len;
-	__u8 addr[16];
-};
-/* Parse "192.0.2.1", "192.0.2.0/24", "2001:db8::1/64". 0 or -1. */
-int prefix_parse(const char *text, struct prefix *out);
-/* "192.0.2.0/24" into buf (INET6_ADDRSTRLEN + 4 bytes is enough). */
-const char *prefix_str(const struct prefix *p, char *buf, size_t size);
-/* Zero the host bits, as the kernel's LPM trie compares only prefix bits. */
-void prefix_mask(struct prefix *p);
-/* Parse a whole decimal number in [min, max]. 0 or -1. */
-int parse_u64(const char *text, unsigned long long min, unsigned long long max,
-	      unsigned long long *out);
-
-/* ---- netlink.c: what the kernel says about an interface ---- */
+/* ---- netlink.c: what the kernel says about interfaces ---- */
 struct link_info {
 	int ifindex;
 	char name[IF_NAMESIZE];
@@ -58,6 +47,8 @@ struct link_info {
 int link_get(const char *name, int ifindex, struct link_info *out);
 /* The veth peer's XDP state, even in another netns. 0, or -errno. */
 int link_get_peer(const struct link_info *veth, struct link_info *peer);
+/* link_get by name, each failure explained on stderr. 0 or -1. */
+int iface_lookup(const char *name, struct link_info *li);
 /* NLMSG_OK for a signed length (left < 0 after a short last message). */
 struct nlmsghdr;
 bool nl_msg_ok(const struct nlmsghdr *nh, int left);
@@ -68,8 +59,67 @@ bool nl_msg_ok(const struct nlmsghdr *nh, int left);
 int addr_dump(int ifindex,
 	      int (*cb)(const struct prefix *addr, __u32 ifa_flags, void *arg),
 	      void *arg);
+/* A socket on the link and address multicast groups; fd or -errno. */
+int monitor_open(void);
+enum monitor_event {
+	EV_NONE = 0,
+	EV_ADDRS = 1,     /* an address of ifindex changed */
+	EV_LINK_GONE = 2, /* ifindex was deleted */
+	EV_OVERRUN = 4,   /* events were lost: resync everything */
+	EV_LINK = 8,      /* ifindex changed (its MAC, perhaps) */
+};
+/* Drain the socket; the events that concern ifindex, as EV_ bits. */
+int monitor_read(int fd, int ifindex);
+/* Drain the socket, calling cb(ifindex, EV_*) for every event (ifindex
+ * 0 for EV_OVERRUN). How many messages. */
+int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *arg);
 
-/* ---- maps.c: finding a live attachment ---- */
+/* ---- privs.c: capabilities ---- */
+/* Refuse early, with the reason, without what every command needs. 0 or -1. */
+int require_privileges(void);
+
+/* ---- owner.c: which `xdpong run` owns an interface ---- */
+struct owner_info {
+	int pid;          /* in this pid namespace; 0 if unknown */
+	time_t since;     /* when it took the interface, 0 if unknown */
+	char version[32]; /* its xdpong version, "" if unknown */
+};
+/* Take ifindex: a listening fd (keep it open: closing it, or dying,
+ * gives ownership up), -EBUSY if another process owns it, -errno. */
+int owner_claim(int ifindex);
+/* Answer every pending query on the claimed fd (from the poll loop). */
+void owner_answer(int listen_fd, time_t since);
+/* 0 and who, if a live process owns ifindex; -ENOENT if none; -errno. */
+int owner_query(int ifindex, struct owner_info *info);
+
+/* ---- layout.c: map values as named fields, from BTF ---- */
+#define LAYOUT_MAX_FIELDS 96
+struct layout_field {
+	char name[48];
+	__u32 off, size;
+};
+struct layout {
+	__u32 type, key_size, value_size, max_entries, flags;
+	int n; /* 0: no BTF names (shape only) */
+	struct layout_field f[LAYOUT_MAX_FIELDS];
+};
+struct bpf_object;
+struct bpf_map;
+/* A loaded map's layout (the kernel's BTF), or a skeleton map's. 0, -errno. */
+int layout_of_fd(int map_fd, struct layout *l);
+int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct layout *l);
+/* Same shape and the same fields at the same places: reusable as it is. */
+bool layout_same(const struct layout *a, const struct layout *b);
+const struct layout_field *layout_find(const struct layout *l, const char *name);
+/* Key 0 of an array map, every CPU's value for a per-CPU one; free(*buf). */
+int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu);
+void *layout_cpu(const struct layout *l, void *buf, int cpu);
+/* Copy the fields dst's layout shares with src's (same name and size),
+ * except those named in skip (NULL-terminated, or NULL). How many. */
+int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
+		       void *dst, const char *const *skip);
+
+/* ---- pins.c: the maps' pins under /sys/fs/bpf/xdpong/IFACE ---- */
 enum xdpong_map_id {
 	MAP_STATS,
 	MAP_LATENCY,
@@ -84,10 +134,30 @@ enum xdpong_map_id {
 /* Map names in the object, and the file names they are pinned under. */
 extern const char *const map_obj_names[MAP_COUNT];
 extern const char *const map_pin_names[MAP_COUNT];
+/* Directory the maps of ifname are pinned in. */
+void pin_dir(const char *ifname, char *buf, size_t size);
+/* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
+int bpffs_ensure(void);
+/* Remove ifname's pins and directory; how many pins there were. */
+int pins_remove(const char *ifname);
+/* Is the pinned map at path used by any loaded program (a live attach)? */
+bool pinned_map_in_use(const char *path);
+/* Pin every map (fds by enum xdpong_map_id). 0 or -1 (error printed). */
+int pins_create(const char *ifname, const int map_fd[MAP_COUNT]);
+/* Does ifname's pinned stats map have this id (the pins are the live ones)? */
+bool pins_match(const char *ifname, __u32 stats_map_id);
+/* Pins whose interface is gone and whose maps no program uses. */
+bool pins_stale(const char *ifname);
+/* Remove ifname's pins unless they are its live program's (stats_map_id)
+ * or another live xdpong's (an interface of the same name in another
+ * netns: refused). 0 or -1 (error printed). */
+int pins_prepare(const char *ifname, __u32 stats_map_id);
 
+/* ---- attachment.c: one attached xdpong, found or loaded ---- */
+struct xdpong_bpf;
+struct xdp_program;
 struct attachment {
-	int ifindex;
-	char ifname[IF_NAMESIZE];
+	struct link_info li;
 	__u32 prog_id;     /* xdpong's program id */
 	int prog_fd;
 	const char *mode;  /* "native", "skb", "hw" */
@@ -95,6 +165,10 @@ struct attachment {
 	bool dispatcher;   /* attached through libxdp's dispatcher */
 	int map_fd[MAP_COUNT];
 	__u32 map_id[MAP_COUNT];
+	/* Set by load.c when this process loaded the program: */
+	struct xdpong_bpf *skel; /* owns prog_fd and map_fd[] */
+	struct xdp_program *prog;
+	bool attached_here;      /* undone by load_down(..., true) */
 };
 /*
  * Find xdpong on ifindex through the attached program (works in a fresh
@@ -103,40 +177,69 @@ struct attachment {
  */
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id);
 void attachment_close(struct attachment *a);
-/* Root check, IFACE lookup and attachment_find, each failure explained
- * (the commands that need a live xdpong). 0 or -1. */
-int attachment_open(const char *ifname, struct link_info *li,
-		    struct attachment *a);
-/* Directory the maps of ifname are pinned in. */
-void pin_dir(const char *ifname, char *buf, size_t size);
-/* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
-int bpffs_ensure(void);
-
+/* Privilege check, IFACE lookup and attachment_find, each failure
+ * explained (the commands that need a live xdpong). 0 or -1. */
+int attachment_open(const char *ifname, struct attachment *a);
+/* "native" for XDP_MODE_NATIVE, and so on. */
+const char *mode_name(int xdp_mode);
 /*
- * The .bss map, written one field at a time through an mmap (so counters
- * the program updates are never clobbered); lookup+update if mmap fails.
+ * The attached program's .rodata or .bss (map) in this build's own struct
+ * (struct xdpong_bpf__rodata, __bss), field by field by name: another
+ * build's is read right. 0; -EPROTO if it lacks some of our fields (those
+ * stay zero, the rest are read); -errno.
  */
-struct xdpong_bpf__bss;
-struct bss_access {
-	int fd;
-	struct xdpong_bpf__bss *mem; /* mmap of the map, NULL if that failed */
-	size_t len;
-};
-int bss_open(struct bss_access *b, int fd);
-void bss_close(struct bss_access *b);
-int bss_read(const struct bss_access *b, struct xdpong_bpf__bss *out);
-int bss_set_trace(const struct bss_access *b, __u32 on);
-int bss_set_mac(const struct bss_access *b, const __u8 mac[6]);
-
-/* The attached program's configuration, in the skeleton's own layout. */
+int map_read_own(const struct attachment *a, int map, void *out, size_t size);
 struct xdpong_bpf__rodata;
 int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro);
 
-/* ---- stats.c: counters summed over CPUs ---- */
-#include <time.h>
+/* ---- bss.c: the .bss map, one field at a time ---- */
+/*
+ * Written one field at a time through an mmap (so counters the program
+ * updates are never clobbered); lookup+update if mmap fails.
+ */
+struct bss_access {
+	int fd;
+	void *mem;            /* mmap of the map, NULL if that failed */
+	size_t len;
+	struct layout layout; /* the attached build's, from its BTF */
+};
+/* 0; -EPROTO if the map has no BTF to find fields by; -errno. */
+int bss_open(struct bss_access *b, int fd);
+void bss_close(struct bss_access *b);
+/* One field by name (trace_enabled: 32 bits, the rest 64); -EPROTO if
+ * the attached build has no such field. */
+int bss_get(const struct bss_access *b, const char *name, __u64 *out);
+int bss_set(const struct bss_access *b, const char *name, __u64 value);
+int bss_set_mac(const struct bss_access *b, const __u8 mac[6]);
+
+/* ---- addrmap.c: the address maps ---- */
+int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
+int addr_map_del(int fd4, int fd6, const struct prefix *p);
+int addr_map_walk(int fd4, int fd6,
+		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
+		  void *arg);
+/* Make the interface-origin entries equal li's usable addresses (li NULL:
+ * none, for --no-iface-addrs); n4, n6: how many, if not NULL. */
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
+	      int *n4, int *n6);
+/* Make the config-origin entries equal addrs (--addr, the config file). */
+int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n);
+/* "iface", "config", "operator", "broadcast". */
+const char *addr_origin_name(__u32 origin);
+/* The prefixes, as text lines under a heading (status, addr list). */
+void addr_print_text(FILE *f, const struct attachment *a);
+
+/* ---- counters.c: counters summed over CPUs ---- */
+#define SNAPSHOT_MAX_EXTRA 16
 struct snapshot {
 	struct timespec mono, wall;
 	__u64 reason[XDPONG_R_MAX];
+	/* Reasons of the attached build that this build does not know (it
+	 * is another version): named, counted, and in their outcome. */
+	int n_extra;
+	char extra_name[SNAPSHOT_MAX_EXTRA][48];
+	int extra_outcome[SNAPSHOT_MAX_EXTRA];
+	__u64 extra[SNAPSHOT_MAX_EXTRA];
 	__u64 outcome[3]; /* enum xdpong_outcome */
 	__u64 received;
 	__u64 slots[XDPONG_LAT_SLOTS];
@@ -146,78 +249,129 @@ extern const char *const reason_names[XDPONG_R_MAX];
 extern const char *const reason_descs[XDPONG_R_MAX];
 extern const int reason_outcomes[XDPONG_R_MAX];
 extern const char *const outcome_names[3];
+/* Sum the counters and histogram over CPUs, by field name (BTF), so a
+ * program of another build is read right. 0, -EPROTO if its maps cannot
+ * be read by name, -errno. */
 int snapshot_read(const struct attachment *a, struct snapshot *s);
-/* One JSON line; with prev, per-second rates since prev too. */
-void stats_print_json(const struct attachment *a, const struct snapshot *s,
-		      const struct snapshot *prev, __u32 sample_every);
+/* The outcome a reason's name says (reply_*, pass_*, drop_*); -1 if none. */
+int outcome_of_name(const char *name);
+double seconds_between(const struct timespec *a, const struct timespec *b);
+
+/* ---- output.c: JSON, through json-c ---- */
+struct json_object;
+/* Print o as one line on f and free it. 0, or -1 if f failed. */
+int json_print(FILE *f, struct json_object *o);
+/* The stats object: counters, histogram, and rates since prev if given. */
+struct json_object *json_stats(const struct attachment *a, const struct snapshot *s,
+			       const struct snapshot *prev, __u32 sample_every);
+/* [{"prefix": ..., "origin": ...}, ...] */
+struct json_object *json_addresses(const struct attachment *a);
 
 /* ---- prom.c: Prometheus text format ---- */
+/* One interface to report: a and s NULL when it is configured but not
+ * attached (it gets xdpong_up 0 and nothing else). */
+struct prom_iface {
+	const char *name;
+	const struct attachment *a;
+	const struct snapshot *s;
+};
+int prom_print_all(FILE *f, const struct prom_iface *v, int n);
 int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
 /* Rewrite path atomically; errors are printed once, not every interval. */
-int prom_update_file(const char *path, const struct attachment *a,
-		     const struct snapshot *s);
+int prom_update_file(const char *path, const struct prom_iface *v, int n);
 
-/* ---- attach.c: bringing xdpong up and down ---- */
-#include <xdp/libxdp.h>
-#define ATTACH_MAX_ADDRS 64
-struct attach_opts {
-	const char *ifname;
-	enum xdp_attach_mode mode; /* XDP_MODE_UNSPEC: auto */
-	bool force;
-	bool iface_addrs;
-	struct prefix addrs[ATTACH_MAX_ADDRS];
-	int n_addrs;
-	unsigned long long latency_sample;
-	unsigned long long rate_pps, rate_burst;
-	unsigned long long global_pps, global_burst;
-	/* run only */
-	double interval;
-	bool json;
-	const char *metrics_file;
+/* ---- takeover.c: keeping an attached xdpong's state ---- */
+struct takeover {
+	bool reused[MAP_COUNT]; /* handed over as it is */
+	int n_reused;
 };
 struct xdpong_bpf;
-/* A program this process attached, with its object still open. */
-struct live {
-	struct link_info li;
-	struct xdpong_bpf *skel;
-	struct xdp_program *prog;
-	enum xdp_attach_mode mode;
-	int fd4, fd6;
-	bool attached;
-};
-int parse_attach(int argc, char **argv, struct attach_opts *o, bool run);
-void run_usage(FILE *f);
-int attach_up(const struct attach_opts *o, struct live *lv);
+/* Before load: reuse the old maps whose layout matches this build's. */
+int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
+		     struct takeover *t);
+/* After load, before attach: copy the others' contents over by name. */
+int takeover_migrate(const struct attachment *old, const struct attachment *new,
+		     const struct takeover *t);
+
+/* ---- load.c: bringing xdpong up and down ---- */
+/* Load, configure and attach xdpong as o says, fill its address maps,
+ * pin its maps; a holds it. 0 or -1 (error printed, nothing left). */
+int load_up(const char *ifname, const struct opts *o, struct attachment *a);
 /* Close; with detach, also detach and remove the pins. */
-void attach_down(struct live *lv, bool detach);
-int pins_remove(const char *ifname);
-bool pinned_map_in_use(const char *path);
+void load_down(struct attachment *a, bool detach);
 
-/* ---- addrs.c: the address maps ---- */
-int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
-int addr_map_del(int fd4, int fd6, const struct prefix *p);
-int addr_map_walk(int fd4, int fd6,
-		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
-		  void *arg);
-/* Make the interface-origin entries equal li's usable addresses. */
-int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
-	      int *n4, int *n6);
-void addr_print(FILE *f, const struct attachment *a, bool json);
+/* ---- conffile.c: /etc/xdpong/xdpong.conf ---- */
+#define CONFIG_DEFAULT "/etc/xdpong/xdpong.conf"
+#define CONFIG_MAX_IFACES 64
+#define CONFIG_MAX_STRINGS 64
+struct config_iface {
+	char name[IF_NAMESIZE];
+	char file[256];      /* where its section is, for messages */
+	int line;
+	struct opts o;       /* [global] merged with its own keys */
+};
+struct config {
+	struct opts global;
+	int n_ifaces;
+	struct config_iface ifaces[CONFIG_MAX_IFACES];
+	char *strings[CONFIG_MAX_STRINGS]; /* values the opts point into */
+	int n_strings;
+	char error[512];     /* "FILE:LINE: what, and the fix" */
+};
+/* Parse path (and its includes) into c. 0, or -1 with c->error set.
+ * Changes nothing but c. */
+int config_load(const char *path, struct config *c);
+void config_free(struct config *c);
 
-/* ---- the subcommands ---- */
-int cmd_attach(int argc, char **argv);
-int cmd_detach(int argc, char **argv);
-int cmd_status(int argc, char **argv);
-int cmd_stats(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_addr(int argc, char **argv);
-int cmd_trace(int argc, char **argv);
+/* ---- service.c: the interfaces `xdpong run` serves ---- */
+struct served {
+	char name[IF_NAMESIZE];
+	struct opts o;        /* its settings */
+	int owner_fd;         /* owner.c's claim, -1 if none */
+	int owned_ifindex;
+	bool up;              /* attached by this run */
+	struct attachment a;  /* when up */
+	time_t since;         /* attached since */
+	char why[160];        /* why not up */
+	struct snapshot prev, cur;
+	bool have_stats;
+};
+struct service {
+	struct served v[CONFIG_MAX_IFACES];
+	int n;
+	bool wait_for_ifaces; /* config mode: a missing interface is waited for */
+	bool lost_one;        /* an interface was deleted (ends a CLI-mode run) */
+};
+/* Claim, then load or take over. 0, or -1 with why set (and said). */
+int served_up(struct served *v);
+void served_down(struct served *v, bool detach);
+/* Make the interface-origin addresses equal the interface's. */
+void served_resync(struct served *v, bool quiet);
+/* Is our program still the one on the interface? */
+bool served_answering(const struct served *v);
+/* A netlink event (monitor_read_all's callback). */
+void service_event(struct service *svc, int ifindex, int ev);
+/* Read every attached interface's counters (prev keeps the last ones). */
+void service_tick(struct service *svc);
+/* /metrics and the metrics file: every interface, attached or not. */
+int service_prom(struct service *svc, FILE *f);
+/* A new configuration: interfaces added, removed, changed; the rest
+ * untouched. 0, -errno. */
+int service_apply(struct service *svc, const struct config *c);
 
-/* ---- main.c helpers for subcommands ---- */
-/* Resolve IFACE to link info, printing the error. 0 or -1. */
-int iface_lookup(const char *name, struct link_info *li);
-/* Refuse early, with the reason, when not root. 0 or -1. */
-int require_root(void);
-void json_str(FILE *f, const char *s);
+/* ---- http.c: GET /metrics and /healthz ---- */
+struct http;
+/* Listen on addr ("127.0.0.1:9435"). NULL with the reason said. */
+struct http *http_start(const char *addr, struct service *svc);
+/* The fd to poll for it, and how long to wait at most (ms, -1: forever). */
+int http_fd(const struct http *h);
+int http_timeout_ms(const struct http *h);
+/* Serve what is ready; call when its fd is readable or the timeout passed. */
+void http_run(struct http *h);
+void http_stop(struct http *h);
+
+/* ---- the subcommands, one file each ---- */
+extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats,
+	cmd_run, cmd_addr, cmd_trace, cmd_config;
 
 #endif /* XDPONG_LOADER_H */

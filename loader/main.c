@@ -1,119 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* xdpong: answer ping in the driver. Subcommand dispatch and shared helpers. */
-#include <errno.h>
-#include <stdarg.h>
-#include <stdlib.h>
+/* xdpong: answer ping in the driver. Global options and subcommand dispatch. */
 #include <string.h>
-#include <unistd.h>
-#include <sys/syscall.h>
-#include <linux/capability.h>
 #include <bpf/libbpf.h>
-#include <xdp/libxdp.h>
 #include "loader.h"
 
-int verbose;
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "xdpong: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void note(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("", fmt, ap);
-	va_end(ap);
-}
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBBPF_DEBUG && verbose < 2)
-		return 0;
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-static int print_libxdp(enum libxdp_print_level level, const char *fmt,
-			va_list ap)
-{
-	if (level == LIBXDP_DEBUG && verbose < 2)
-		return 0;
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-/* Effective capability bit n, from capget(2); no libcap needed. */
-static bool have_cap(const struct __user_cap_data_struct d[2], int n)
-{
-	return d[n / 32].effective & (1U << (n % 32));
-}
-
-int require_root(void)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = { 0 };
-
-	/* Root in a container may lack them: the uid alone says nothing. */
-	if (syscall(SYS_capget, &h, d))
-		return err("cannot read this process's capabilities: %s", strerror(errno));
-	if (!have_cap(d, CAP_NET_ADMIN) || !have_cap(d, CAP_SYS_ADMIN) ||
-	    (!have_cap(d, 39 /* CAP_BPF */) && !have_cap(d, CAP_SYS_ADMIN)))
-		return err("%s (needs CAP_BPF, CAP_NET_ADMIN and CAP_SYS_ADMIN)",
-			   geteuid() ? "must run as root" :
-				       "running as root but without the needed capabilities");
-	return 0;
-}
-
-int iface_lookup(const char *name, struct link_info *li)
-{
-	int ret;
-
-	if (!name || !*name)
-		return err("missing interface name");
-	if (strlen(name) >= IF_NAMESIZE)
-		return err("interface name '%s' is too long (at most %d characters)",
-			   name, IF_NAMESIZE - 1);
-	ret = link_get(name, 0, li);
-	if (ret == -ENODEV)
-		return err("interface '%s' not found in this network namespace (see 'ip link')",
-			   name);
-	if (ret)
-		return err("cannot read interface '%s': %s", name, strerror(-ret));
-	return 0;
-}
-
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
+static const struct cmd_def *const commands[CMD_COUNT] = {
+	[CMD_ATTACH] = &cmd_attach, [CMD_DETACH] = &cmd_detach,
+	[CMD_STATUS] = &cmd_status, [CMD_STATS] = &cmd_stats,
+	[CMD_RUN] = &cmd_run,       [CMD_ADDR] = &cmd_addr,
+	[CMD_TRACE] = &cmd_trace,  [CMD_CONFIG] = &cmd_config,
+};
 
 static void usage(FILE *f)
 {
@@ -122,19 +18,10 @@ static void usage(FILE *f)
 		"\n"
 		"Answer ICMP and ICMPv6 echo requests (ping) in the network driver with XDP.\n"
 		"\n"
-		"Commands:\n"
-		"  attach IFACE [options]     load and attach, fill the address map, pin the maps\n"
-		"  detach IFACE               detach and remove the pins; the kernel answers again\n"
-		"  status [IFACE] [--json]    what is attached where\n"
-		"  stats IFACE [INTERVAL [COUNT]] [--json | --prometheus]\n"
-		"                             counters by outcome and reason, latency histogram\n"
-		"  run IFACE [options]        attach in the foreground, follow address changes,\n"
-		"                             detach on SIGINT/SIGTERM (for systemd)\n"
-		"  addr IFACE add|del PREFIX  change the prefixes an attached xdpong answers for\n"
-		"  addr IFACE list            list them\n"
-		"  trace IFACE [--count N] [--json]\n"
-		"                             one line per packet: addresses, echo id/seq,\n"
-		"                             verdict and reason, service time\n"
+		"Commands:\n");
+	for (int c = 0; c < CMD_COUNT; c++)
+		fprintf(f, "  %-8s %s\n", commands[c]->name, commands[c]->summary);
+	fprintf(f,
 		"\n"
 		"Options:\n"
 		"  -v, --verbose              more output (twice: libbpf and libxdp debug)\n"
@@ -152,24 +39,40 @@ static void usage(FILE *f)
 		"Maps are pinned under " PIN_ROOT "/IFACE/ for bpftool. Manual: xdpong(8).\n");
 }
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-};
+/* `xdpong options`: the option table, for scripts and the tests that hold
+ * --help, xdpong(8) and the bash completion to it. One row per command
+ * and option: command, --long, -s (or -), argument type, and where a
+ * config file may set it (cli: nowhere, config: any section,
+ * config-global: [global] only). */
+static void options_dump(FILE *f)
+{
+	static const char *const arg_names[] = {
+		[ARG_NONE] = "none", [ARG_MODE] = "mode",       [ARG_PREFIX] = "prefix",
+		[ARG_UINT] = "uint", [ARG_RATE] = "rate",       [ARG_SECONDS] = "seconds",
+		[ARG_PATH] = "path", [ARG_LISTEN] = "listen",
+	};
+	static const char *const scopes[] = {
+		[CFG_NONE] = "cli", [CFG_ANY] = "config", [CFG_GLOBAL] = "config-global",
+	};
 
-static const struct command commands[] = {
-	{ "attach", cmd_attach },
-	{ "detach", cmd_detach },
-	{ "status", cmd_status },
-	{ "stats", cmd_stats },
-	{ "run", cmd_run },
-	{ "addr", cmd_addr },
-	{ "trace", cmd_trace },
-};
+	for (int c = 0; c < CMD_COUNT; c++) {
+		for (int i = 0; i < OPT_COUNT; i++) {
+			const struct opt_def *d = &opt_table[i];
+			char s[3] = { '-', d->short_name, 0 };
+
+			if (!(d->cmds & CMD_BIT(commands[c]->id)))
+				continue;
+			fprintf(f, "%s\t--%s\t%s\t%s\t%s\n", commands[c]->name, d->name,
+				d->short_name ? s : "-", arg_names[d->arg],
+				scopes[d->config]);
+		}
+	}
+}
 
 int main(int argc, char **argv)
 {
-	int i = 1;
+	struct opts o;
+	int i = 1, ret;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		const char *a = argv[i];
@@ -186,8 +89,7 @@ int main(int argc, char **argv)
 			       libbpf_version_string());
 			return 0;
 		} else {
-			err("unknown option '%s'", a);
-			usage(stderr);
+			log_error("unknown option '%s' (try 'xdpong --help')", a);
 			return EXIT_USAGE;
 		}
 	}
@@ -195,13 +97,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	libbpf_set_print(print_libbpf);
-	libxdp_set_print(print_libxdp);
-
-	for (size_t c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
-		if (!strcmp(argv[i], commands[c].name))
-			return commands[c].fn(argc - i, argv + i);
+	log_setup_libs();
+	if (!strcmp(argv[i], "options")) {
+		options_dump(stdout);
+		return 0;
 	}
-	err("unknown command '%s' (try 'xdpong --help')", argv[i]);
+	for (int c = 0; c < CMD_COUNT; c++) {
+		if (strcmp(argv[i], commands[c]->name))
+			continue;
+		ret = opts_parse(commands[c], argc - i, argv + i, &o);
+		if (ret)
+			return ret == OPTS_HELP ? 0 : EXIT_USAGE;
+		return commands[c]->run(&o);
+	}
+	log_error("unknown command '%s' (try 'xdpong --help')", argv[i]);
 	return EXIT_USAGE;
 }

@@ -317,3 +317,105 @@ int addr_dump(int ifindex,
 
 	return nl_talk(&req.nh, addr_cb, &w);
 }
+
+int iface_lookup(const char *name, struct link_info *li)
+{
+	int ret;
+
+	if (!name || !*name)
+		return log_error("missing interface name");
+	if (strlen(name) >= IF_NAMESIZE)
+		return log_error("interface name '%s' is too long (at most %d characters)",
+				 name, IF_NAMESIZE - 1);
+	ret = link_get(name, 0, li);
+	if (ret == -ENODEV)
+		return log_error("interface '%s' not found in this network namespace (see 'ip link')",
+				 name);
+	if (ret)
+		return log_error("cannot read interface '%s': %s", name, strerror(-ret));
+	return 0;
+}
+
+/* ---- following changes: the link and address multicast groups ---- */
+
+int monitor_open(void)
+{
+	struct sockaddr_nl sa = {
+		.nl_family = AF_NETLINK,
+		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+	};
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			NETLINK_ROUTE);
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* Drain the socket; say what concerns ifindex. */
+int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *arg)
+{
+	static char buf[65536];
+	int n_msgs = 0;
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == ENOBUFS)
+				cb(0, EV_OVERRUN, arg);
+			break;
+		}
+		/* A signed length: a short last message must end the walk. */
+		int left = (int)n;
+
+		for (nh = (void *)buf; nl_msg_ok(nh, left); nh = NLMSG_NEXT(nh, left)) {
+			if (nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) {
+				struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+
+				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifa)))
+					cb((int)ifa->ifa_index, EV_ADDRS, arg);
+			} else if (nh->nlmsg_type == RTM_DELLINK ||
+				   nh->nlmsg_type == RTM_NEWLINK) {
+				struct ifinfomsg *ifi = NLMSG_DATA(nh);
+
+				if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+					continue;
+				cb(ifi->ifi_index,
+				   nh->nlmsg_type == RTM_DELLINK ? EV_LINK_GONE : EV_LINK, arg);
+			}
+			n_msgs++;
+		}
+	}
+	return n_msgs;
+}
+
+struct one_iface {
+	int ifindex;
+	int ev;
+};
+
+static void one_cb(int ifindex, int ev, void *arg)
+{
+	struct one_iface *o = arg;
+
+	if (ev == EV_OVERRUN || ifindex == o->ifindex)
+		o->ev |= ev;
+}
+
+int monitor_read(int fd, int ifindex)
+{
+	struct one_iface o = { .ifindex = ifindex };
+
+	monitor_read_all(fd, one_cb, &o);
+	return o.ev;
+}

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "loader.h"
 #include "xdpong.skel.h"
 
@@ -47,10 +48,15 @@ static void prom_head(FILE *f, const char *name, const char *type, const char *h
 	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void prom_iface(FILE *f, const char *name, const struct attachment *a)
+/*
+ * The interface label is "device", as node_exporter's network metrics name
+ * it (node_network_receive_packets_total{device="eth0"}): the two join on
+ * it without relabeling.
+ */
+static void prom_dev(FILE *f, const char *name, const char *dev)
 {
-	fprintf(f, "%s{iface=", name);
-	prom_label(f, a->ifname);
+	fprintf(f, "%s{device=", name);
+	prom_label(f, dev);
 }
 
 struct addr_count {
@@ -69,32 +75,71 @@ static int count_cb(const struct prefix *p, __u32 origin, void *arg)
 	return 0;
 }
 
-int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s)
-{
+/* What each family needs of an attached interface, read once. */
+struct prom_row {
+	const struct prom_iface *v;
 	struct xdpong_bpf__rodata ro;
-	struct xdpong_bpf__bss bss = { 0 };
-	struct addr_count ac = { 0 };
-	unsigned long long cum = 0, bound;
-	__u32 key = 0;
+	struct xdpong_bpf__bss bss;
+	struct addr_count ac;
+};
 
-	rodata_read(a, &ro);
-	bpf_map_lookup_elem(a->map_fd[MAP_BSS], &key, &bss);
-	addr_map_walk(a->map_fd[MAP_ADDR4], a->map_fd[MAP_ADDR6], count_cb, &ac);
+#define EACH_UP(rows, n, r) \
+	for (struct prom_row *r = (rows); r < (rows) + (n); r++) if (r->v->a && r->v->s)
+
+int prom_print_all(FILE *f, const struct prom_iface *v, int n)
+{
+	struct prom_row *rows = calloc(n ? n : 1, sizeof(*rows));
+
+	if (!rows)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		rows[i].v = &v[i];
+		if (!v[i].a || !v[i].s)
+			continue;
+		rodata_read(v[i].a, &rows[i].ro);
+		map_read_own(v[i].a, MAP_BSS, &rows[i].bss, sizeof(rows[i].bss));
+		addr_map_walk(v[i].a->map_fd[MAP_ADDR4], v[i].a->map_fd[MAP_ADDR6], count_cb,
+			      &rows[i].ac);
+	}
+
+	prom_head(f, "xdpong_build_info", "gauge",
+		  "The xdpong build that writes these metrics (value always 1).");
+	fprintf(f, "xdpong_build_info{version=\"%s\",libbpf=\"%s\"} 1\n", XDPONG_VERSION,
+		libbpf_version_string());
+
+	prom_head(f, "xdpong_up", "gauge",
+		  "1 when xdpong is attached to the interface and answering, 0 when it is not (yet).");
+	for (int i = 0; i < n; i++) {
+		prom_dev(f, "xdpong_up", v[i].name);
+		fprintf(f, "} %d\n", v[i].a && v[i].s ? 1 : 0);
+	}
 
 	prom_head(f, "xdpong_info", "gauge",
 		  "xdpong attached to an interface: program id, XDP mode and framing (value always 1).");
-	prom_iface(f, "xdpong_info", a);
-	fprintf(f, ",mode=\"%s\",prog_id=\"%u\",framing=\"%s\",version=\"%s\"} 1\n",
-		a->mode, a->prog_id,
-		ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet", XDPONG_VERSION);
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_info", r->v->name);
+		fprintf(f, ",mode=\"%s\",prog_id=\"%u\",framing=\"%s\",version=\"%s\"} 1\n",
+			r->v->a->mode, r->v->a->prog_id,
+			r->ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet", XDPONG_VERSION);
+	}
 
 	prom_head(f, "xdpong_packets_total", "counter",
 		  "Packets the XDP program decided on, by result (replied, passed, dropped) and reason, since attach.");
-	for (int r = 0; r < XDPONG_R_MAX; r++) {
-		prom_iface(f, "xdpong_packets_total", a);
-		fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n",
-			outcome_names[reason_outcomes[r]], reason_names[r],
-			(unsigned long long)s->reason[r]);
+	EACH_UP(rows, n, r) {
+		const struct snapshot *s = r->v->s;
+
+		for (int k = 0; k < XDPONG_R_MAX; k++) {
+			prom_dev(f, "xdpong_packets_total", r->v->name);
+			fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n",
+				outcome_names[reason_outcomes[k]], reason_names[k],
+				(unsigned long long)s->reason[k]);
+		}
+		for (int k = 0; k < s->n_extra; k++) { /* the attached build's own reasons */
+			prom_dev(f, "xdpong_packets_total", r->v->name);
+			fprintf(f, ",result=\"%s\",reason=", outcome_names[s->extra_outcome[k]]);
+			prom_label(f, s->extra_name[k]);
+			fprintf(f, "} %llu\n", (unsigned long long)s->extra[k]);
+		}
 	}
 
 	/*
@@ -103,57 +148,75 @@ int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s)
 	 */
 	prom_head(f, "xdpong_service_time_seconds", "histogram",
 		  "Time from program entry to verdict for the replies that were timed (1 in sample_every).");
-	for (int i = 0; i < XDPONG_LAT_SLOTS - 1; i++) {
-		cum += s->slots[i];
-		bound = (1ULL << (i + 1)) - 1;
-		prom_iface(f, "xdpong_service_time_seconds_bucket", a);
-		fprintf(f, ",le=\"");
-		prom_seconds(f, bound);
-		fprintf(f, "\"} %llu\n", cum);
+	EACH_UP(rows, n, r) {
+		const struct snapshot *s = r->v->s;
+		unsigned long long cum = 0;
+
+		for (int i = 0; i < XDPONG_LAT_SLOTS - 1; i++) {
+			cum += s->slots[i];
+			prom_dev(f, "xdpong_service_time_seconds_bucket", r->v->name);
+			fprintf(f, ",le=\"");
+			prom_seconds(f, (1ULL << (i + 1)) - 1);
+			fprintf(f, "\"} %llu\n", cum);
+		}
+		/* _count equals +Inf by definition: both from the slots read together. */
+		cum += s->slots[XDPONG_LAT_SLOTS - 1];
+		prom_dev(f, "xdpong_service_time_seconds_bucket", r->v->name);
+		fprintf(f, ",le=\"+Inf\"} %llu\n", cum);
+		prom_dev(f, "xdpong_service_time_seconds_sum", r->v->name);
+		fprintf(f, "} ");
+		prom_seconds(f, s->lat_sum_ns);
+		fprintf(f, "\n");
+		prom_dev(f, "xdpong_service_time_seconds_count", r->v->name);
+		fprintf(f, "} %llu\n", cum);
 	}
-	/* _count equals +Inf by definition: both from the slots read together. */
-	cum += s->slots[XDPONG_LAT_SLOTS - 1];
-	prom_iface(f, "xdpong_service_time_seconds_bucket", a);
-	fprintf(f, ",le=\"+Inf\"} %llu\n", cum);
-	prom_iface(f, "xdpong_service_time_seconds_sum", a);
-	fprintf(f, "} ");
-	prom_seconds(f, s->lat_sum_ns);
-	fprintf(f, "\n");
-	prom_iface(f, "xdpong_service_time_seconds_count", a);
-	fprintf(f, "} %llu\n", cum);
 
 	prom_head(f, "xdpong_latency_sample_every", "gauge",
 		  "One reply in this many is timed for the histogram; 0 means timing is off.");
-	prom_iface(f, "xdpong_latency_sample_every", a);
-	fprintf(f, "} %u\n", ro.cfg_latency_sample);
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_latency_sample_every", r->v->name);
+		fprintf(f, "} %u\n", r->ro.cfg_latency_sample);
+	}
 
 	prom_head(f, "xdpong_rate_limit_replies_per_second", "gauge",
 		  "Configured reply rate limit, per source (IPv4 /32, IPv6 /64) or global; 0 means no limit.");
-	prom_iface(f, "xdpong_rate_limit_replies_per_second", a);
-	fprintf(f, ",scope=\"source\"} %llu\n",
-		ro.cfg_rate_cost_ns ? 1000000000ULL / ro.cfg_rate_cost_ns : 0);
-	prom_iface(f, "xdpong_rate_limit_replies_per_second", a);
-	fprintf(f, ",scope=\"global\"} %llu\n",
-		ro.cfg_global_cost_ns ? 1000000000ULL / ro.cfg_global_cost_ns : 0);
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_rate_limit_replies_per_second", r->v->name);
+		fprintf(f, ",scope=\"source\"} %llu\n",
+			r->ro.cfg_rate_cost_ns ? 1000000000ULL / r->ro.cfg_rate_cost_ns : 0);
+		prom_dev(f, "xdpong_rate_limit_replies_per_second", r->v->name);
+		fprintf(f, ",scope=\"global\"} %llu\n",
+			r->ro.cfg_global_cost_ns ? 1000000000ULL / r->ro.cfg_global_cost_ns : 0);
+	}
 
 	prom_head(f, "xdpong_answered_prefixes", "gauge",
 		  "Prefixes in the address maps xdpong answers for, by IP family.");
-	prom_iface(f, "xdpong_answered_prefixes", a);
-	fprintf(f, ",family=\"ipv4\"} %llu\n", ac.n4);
-	prom_iface(f, "xdpong_answered_prefixes", a);
-	fprintf(f, ",family=\"ipv6\"} %llu\n", ac.n6);
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_answered_prefixes", r->v->name);
+		fprintf(f, ",family=\"ipv4\"} %llu\n", r->ac.n4);
+		prom_dev(f, "xdpong_answered_prefixes", r->v->name);
+		fprintf(f, ",family=\"ipv6\"} %llu\n", r->ac.n6);
+	}
 
 	prom_head(f, "xdpong_trace_lost_events_total", "counter",
 		  "Trace events dropped because the trace ring buffer was full.");
-	prom_iface(f, "xdpong_trace_lost_events_total", a);
-	fprintf(f, "} %llu\n", (unsigned long long)bss.trace_lost);
-
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_trace_lost_events_total", r->v->name);
+		fprintf(f, "} %llu\n", (unsigned long long)r->bss.trace_lost);
+	}
+	free(rows);
 	return ferror(f) ? -EIO : 0;
 }
 
+int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s)
+{
+	struct prom_iface one = { .name = a->li.name, .a = a, .s = s };
+
+	return prom_print_all(f, &one, 1);
+}
+
 /* Write path atomically: a temp file in the same directory, fsync, rename. */
-static int prom_write_file(const char *path, const struct attachment *a,
-			   const struct snapshot *s)
+static int prom_write_file(const char *path, const struct prom_iface *v, int n)
 {
 	char *dir = strdup(path), *base = strdup(path), *tmp = NULL;
 	int fd = -1, ret = 0;
@@ -185,7 +248,7 @@ static int prom_write_file(const char *path, const struct attachment *a,
 		goto out;
 	}
 	fd = -1;
-	ret = prom_print(f, a, s);
+	ret = prom_print_all(f, v, n);
 	if (!ret && fflush(f))
 		ret = -errno;
 	if (!ret && fsync(fileno(f)))
@@ -206,20 +269,19 @@ out:
 	return ret;
 }
 
-int prom_update_file(const char *path, const struct attachment *a,
-		     const struct snapshot *s)
+int prom_update_file(const char *path, const struct prom_iface *v, int n)
 {
 	static int last_err;
-	int ret = prom_write_file(path, a, s);
+	int ret = prom_write_file(path, v, n);
 
 	/* Say it once when it breaks and once when it works again, not every interval. */
 	if (ret && ret != last_err)
-		err("%s: cannot write the metrics file %s: %s%s", a->ifname, path,
+		log_error("cannot write the metrics file %s: %s%s", path,
 		    strerror(-ret),
 		    ret == -ENOENT ? " (create its directory first)" :
 		    ret == -EACCES || ret == -EROFS ? " (the directory must be writable by xdpong)" : "");
 	else if (!ret && last_err)
-		note("%s: writing the metrics file %s again", a->ifname, path);
+		log_note("writing the metrics file %s again", path);
 	last_err = ret;
 	return ret;
 }

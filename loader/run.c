@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xdpong run: attach in the foreground, follow the interface's addresses
- * through netlink, print stats every interval, detach on SIGINT/SIGTERM.
- * Made for a systemd unit (xdpong@IFACE.service).
+ * xdpong run: serve one interface (IFACE and options) or every interface
+ * of a config file (--config), in the foreground: follow addresses and
+ * MACs through netlink, print stats every interval, serve /metrics and
+ * /healthz, tell systemd how it is (notify, watchdog), reload on SIGHUP,
+ * detach on SIGTERM, exit leaving the programs attached on SIGUSR1.
  */
 #include <errno.h>
 #include <poll.h>
@@ -11,110 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <bpf/libbpf.h>
+#include <systemd/sd-daemon.h>
 #include "loader.h"
-#include "xdpong.skel.h"
-
-void run_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: xdpong run IFACE [attach options] [--interval SECS [--json]]\n"
-		"                  [--metrics-file PATH]\n"
-		"\n"
-		"Attach xdpong to IFACE and stay in the foreground: addresses added to or\n"
-		"removed from IFACE take effect at once (netlink), stats are printed every\n"
-		"--interval seconds, SIGHUP rereads the addresses, and SIGINT or SIGTERM\n"
-		"detach cleanly. If IFACE is deleted, its pins are removed and run exits\n"
-		"with status 1.\n"
-		"Takes every 'xdpong attach' option (see 'xdpong attach --help').\n"
-		"\n"
-		"Options:\n"
-		"  -i, --interval SECS      print per-second rates every SECS seconds\n"
-		"  -j, --json               print them as JSON lines (as 'xdpong stats --json')\n"
-		"      --metrics-file PATH  rewrite PATH atomically every --interval (default\n"
-		"                           15 s, then nothing is printed) in the Prometheus\n"
-		"                           text format, for node_exporter's textfile\n"
-		"                           collector; removed on exit\n"
-		"\n"
-		"Examples:\n"
-		"  xdpong run eth0\n"
-		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
-		"  xdpong run eth0 --metrics-file /var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
-		"  systemctl start xdpong@eth0\n");
-}
-
-static int monitor_open(void)
-{
-	struct sockaddr_nl sa = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
-	};
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			NETLINK_ROUTE);
-
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
-}
-
-enum monitor_event {
-	EV_NONE = 0,
-	EV_ADDRS = 1,     /* an address of ours changed */
-	EV_LINK_GONE = 2, /* our interface was deleted */
-	EV_OVERRUN = 4,   /* events were lost: resync everything */
-	EV_LINK = 8,      /* our interface changed (its MAC, perhaps) */
-};
-
-/* Drain the socket; say what concerns ifindex. */
-static int monitor_read(int fd, int ifindex)
-{
-	static char buf[65536];
-	int ev = EV_NONE;
-
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *nh;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == ENOBUFS)
-				ev |= EV_OVERRUN;
-			break;
-		}
-		/* A signed length: a short last message must end the walk. */
-		int left = (int)n;
-
-		for (nh = (void *)buf; nl_msg_ok(nh, left); nh = NLMSG_NEXT(nh, left)) {
-			if (nh->nlmsg_type == RTM_NEWADDR || nh->nlmsg_type == RTM_DELADDR) {
-				struct ifaddrmsg *ifa = NLMSG_DATA(nh);
-
-				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifa)) &&
-				    (int)ifa->ifa_index == ifindex)
-					ev |= EV_ADDRS;
-			} else if (nh->nlmsg_type == RTM_DELLINK ||
-				   nh->nlmsg_type == RTM_NEWLINK) {
-				struct ifinfomsg *ifi = NLMSG_DATA(nh);
-
-				if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
-				    ifi->ifi_index != ifindex)
-					continue;
-				ev |= nh->nlmsg_type == RTM_DELLINK ? EV_LINK_GONE : EV_LINK;
-			}
-		}
-	}
-	return ev;
-}
 
 static int signals_open(void)
 {
@@ -124,6 +25,7 @@ static int signals_open(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
 	return signalfd(-1, &set, SFD_CLOEXEC);
@@ -155,11 +57,11 @@ static void print_sample(const struct attachment *a, const struct snapshot *prev
 	if (dt <= 0)
 		return;
 	if (json) {
-		stats_print_json(a, cur, prev, sample_every);
+		json_print(stdout, json_stats(a, cur, prev, sample_every));
 		return;
 	}
 	printf("%s: %.0f received/s, %.0f replied/s, %.0f passed/s, %.0f dropped/s (total %llu replied)\n",
-	       a->ifname, (cur->received - prev->received) / dt,
+	       a->li.name, (cur->received - prev->received) / dt,
 	       (cur->outcome[XDPONG_REPLIED] - prev->outcome[XDPONG_REPLIED]) / dt,
 	       (cur->outcome[XDPONG_PASSED] - prev->outcome[XDPONG_PASSED]) / dt,
 	       (cur->outcome[XDPONG_DROPPED] - prev->outcome[XDPONG_DROPPED]) / dt,
@@ -167,144 +69,378 @@ static void print_sample(const struct attachment *a, const struct snapshot *prev
 	fflush(stdout);
 }
 
-/*
- * A new MAC: frames to the old one are the kernel's to drop, frames to
- * the new one are ours to answer. The program reads it from .bss.
- */
-static void follow_mac(struct live *lv)
-{
-	struct bss_access bss;
-	struct link_info now;
-	int e;
+/* The service's settings: from the command line, or from the config file
+ * (cfg: the one in force, whose strings global points into). */
+struct settings {
+	struct opts global;
+	bool print_stats;
+	struct config *cfg;
+};
 
-	if (!lv->li.has_mac || link_get(NULL, lv->li.ifindex, &now) ||
-	    !now.has_mac || !memcmp(now.mac, lv->li.mac, 6))
+/*
+ * SIGHUP in config mode: read the file again; if it is valid, apply the
+ * difference; if not, say why and change nothing.
+ */
+static void reload(struct service *svc, struct settings *st, const char *path,
+		   struct http **http)
+{
+	struct config *c = calloc(1, sizeof(*c));
+	const char *old_listen = st->global.metrics_listen;
+
+	if (!c)
 		return;
-	e = bss_open(&bss, bpf_map__fd(lv->skel->maps.bss));
-	if (!e)
-		e = bss_set_mac(&bss, now.mac);
-	bss_close(&bss);
-	if (e) {
-		err("%s: the MAC changed but the program could not follow: %s",
-		    lv->li.name, strerror(-e));
+	if (config_load(path, c)) {
+		log_error("reload: %s; nothing changed", c->error);
+		sd_notifyf(0, "STATUS=reload refused: %s", c->error);
+		free(c);
 		return;
 	}
-	memcpy(lv->li.mac, now.mac, 6);
-	note("%s: MAC changed to %02x:%02x:%02x:%02x:%02x:%02x; following it",
-	     lv->li.name, now.mac[0], now.mac[1], now.mac[2], now.mac[3],
-	     now.mac[4], now.mac[5]);
+	/* A new listener first: if it cannot be had, the old one stays. */
+	if ((c->global.metrics_listen || old_listen) &&
+	    (!c->global.metrics_listen || !old_listen ||
+	     strcmp(c->global.metrics_listen, old_listen))) {
+		struct http *h = c->global.metrics_listen ? http_start(c->global.metrics_listen, svc) :
+							    NULL;
+
+		if (c->global.metrics_listen && !h) {
+			log_error("reload: the new --metrics-listen cannot be had; nothing changed");
+			config_free(c);
+			free(c);
+			return;
+		}
+		http_stop(*http);
+		*http = h;
+	}
+	service_apply(svc, c);
+	st->global = c->global;
+	st->print_stats = st->global.interval > 0;
+	if (st->global.metrics_file && !st->global.interval)
+		st->global.interval = 15;
+	/* The old config's strings go now that nothing points into them. */
+	config_free(st->cfg);
+	free(st->cfg);
+	st->cfg = c;
 }
 
-int cmd_run(int argc, char **argv)
+static bool all_answering(const struct service *svc)
 {
-	struct snapshot prev = { 0 }, cur = { 0 };
-	struct attach_opts o;
-	struct attachment a;
-	struct pollfd pfd[3];
-	struct live lv;
-	int mon = -1, sig = -1, tmr = -1, ret = 1;
-	bool have_attachment = false, have_stats = false, print_stats;
+	for (int i = 0; i < svc->n; i++)
+		if (svc->v[i].up && !served_answering(&svc->v[i]))
+			return false;
+	return true;
+}
 
-	if (parse_attach(argc, argv, &o, true))
-		return EXIT_USAGE;
-	print_stats = o.interval > 0;
-	if (o.metrics_file && !o.interval)
-		o.interval = 15; /* node_exporter's scrape pace, more or less */
-	/* Subscribe before reading the addresses, so no change slips between. */
-	sig = signals_open();
-	mon = monitor_open();
-	if (sig < 0 || mon < 0) {
-		err("%s: cannot listen for %s: %s", o.ifname,
-		    sig < 0 ? "signals" : "netlink events",
-		    strerror(-(sig < 0 ? sig : mon)));
-		goto out_fds;
+static void notify_status(const struct service *svc)
+{
+	unsigned long long rep = 0, pas = 0, drp = 0;
+	int up = 0;
+
+	for (int i = 0; i < svc->n; i++) {
+		const struct served *v = &svc->v[i];
+
+		if (!v->up || !v->have_stats)
+			continue;
+		up++;
+		rep += v->cur.outcome[XDPONG_REPLIED];
+		pas += v->cur.outcome[XDPONG_PASSED];
+		drp += v->cur.outcome[XDPONG_DROPPED];
 	}
-	if (attach_up(&o, &lv))
-		goto out_fds;
-	have_attachment = !attachment_find(lv.li.ifindex, &a, NULL);
-	have_stats = have_attachment && !snapshot_read(&a, &cur);
-	/* A metrics file that cannot be written is a configuration error: say so now. */
-	if (o.metrics_file && (!have_stats || prom_update_file(o.metrics_file, &a, &cur)))
-		goto out_detach;
-	tmr = timer_open(o.interval);
-	note("%s: running; Ctrl-C or SIGTERM detaches", lv.li.name);
+	if (svc->n == 1 && svc->v[0].up)
+		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu passed, %llu dropped",
+			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp);
+	else
+		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, %llu dropped",
+			   up, svc->n, rep, pas, drp);
+}
 
-	pfd[0] = (struct pollfd){ .fd = sig, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = mon, .events = POLLIN };
-	pfd[2] = (struct pollfd){ .fd = tmr, .events = POLLIN };
+static void write_metrics(struct service *svc, const char *path)
+{
+	struct prom_iface rows[CONFIG_MAX_IFACES];
+
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+		bool ok = v->up && v->have_stats;
+
+		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
+					       .s = ok ? &v->cur : NULL };
+	}
+	prom_update_file(path, rows, svc->n);
+}
+
+static void on_event(int ifindex, int ev, void *arg)
+{
+	service_event(arg, ifindex, ev);
+}
+
+static int load_settings(const struct opts *cli, struct config *c, struct settings *st)
+{
+	if (cli->config) {
+		/* The config is the whole truth: no IFACE, no other options. */
+		for (int i = 0; i < OPT_COUNT; i++) {
+			if (cli->seen[i] && i != OPT_CONFIG && i != OPT_VERBOSE) {
+				log_error("--%s: with --config, every setting comes from the file",
+					  opt_table[i].name);
+				return EXIT_USAGE;
+			}
+		}
+		if (cli->n_args) {
+			log_error("unexpected argument '%s': with --config, the interfaces come from the file",
+				  cli->args[0]);
+			return EXIT_USAGE;
+		}
+		if (config_load(cli->config, c)) {
+			log_error("%s", c->error);
+			return 1;
+		}
+		st->global = c->global;
+	} else {
+		if (!cli->n_args) {
+			log_error("missing interface (usage: xdpong run IFACE [options] | --config FILE)");
+			return EXIT_USAGE;
+		}
+		st->global = *cli;
+		c->n_ifaces = 1;
+		snprintf(c->ifaces[0].name, IF_NAMESIZE, "%s", cli->args[0]);
+		c->ifaces[0].o = *cli;
+	}
+	st->print_stats = st->global.interval > 0;
+	if (st->global.json && !st->print_stats) {
+		log_error("--json needs --interval (it prints the samples as JSON lines)");
+		return EXIT_USAGE;
+	}
+	if ((st->global.metrics_file) && !st->global.interval)
+		st->global.interval = 15; /* node_exporter's scrape pace, more or less */
+	return 0;
+}
+
+enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_OWNER0, FD_MAX = FD_OWNER0 + CONFIG_MAX_IFACES };
+
+static int run_loop(struct service *svc, struct settings *st, const char *config_path,
+		    struct http **http, int sig, int mon)
+{
+	struct pollfd pfd[FD_MAX];
+	uint64_t dog_usec = 0;
+	int tmr = timer_open(st->global.interval), dog = -1, ret = 1;
+	bool keep = false;
+
+	/* systemd's watchdog (WatchdogSec=): pet it at half its period, from
+	 * the loop, and only while every program it holds is still attached. */
+	if (sd_watchdog_enabled(0, &dog_usec) > 0 && dog_usec)
+		dog = timer_open(dog_usec / 2e6);
 	for (;;) {
-		if (poll(pfd, tmr >= 0 ? 3 : 2, -1) < 0) {
+		int nfd = FD_OWNER0, timeout = *http ? http_timeout_ms(*http) : -1;
+
+		pfd[FD_SIG] = (struct pollfd){ .fd = sig, .events = POLLIN };
+		pfd[FD_MON] = (struct pollfd){ .fd = mon, .events = POLLIN };
+		pfd[FD_TIMER] = (struct pollfd){ .fd = tmr, .events = POLLIN };
+		pfd[FD_DOG] = (struct pollfd){ .fd = dog, .events = POLLIN };
+		pfd[FD_HTTP] = (struct pollfd){ .fd = *http ? http_fd(*http) : -1, .events = POLLIN };
+		for (int i = 0; i < svc->n; i++)
+			pfd[nfd++] = (struct pollfd){ .fd = svc->v[i].owner_fd, .events = POLLIN };
+		if (poll(pfd, nfd, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
-			err("%s: poll: %s", lv.li.name, strerror(errno));
+			log_error("poll: %s", strerror(errno));
 			break;
 		}
-		if (pfd[0].revents & POLLIN) {
+		for (int i = 0; i < svc->n; i++)
+			if (FD_OWNER0 + i < nfd && (pfd[FD_OWNER0 + i].revents & POLLIN))
+				owner_answer(svc->v[i].owner_fd, svc->v[i].since);
+		if (*http)
+			http_run(*http);
+		if (pfd[FD_SIG].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
 			if (read(sig, &si, sizeof(si)) != sizeof(si))
 				continue;
 			if (si.ssi_signo == SIGHUP) {
-				/* The systemd convention for "reload": resync. */
-				addr_sync(lv.fd4, lv.fd6, &lv.li, false, NULL, NULL);
+				sd_notify(0, "RELOADING=1");
+				if (config_path) {
+					double was = st->global.interval;
+
+					reload(svc, st, config_path, http);
+					if (st->global.interval != was) {
+						if (tmr >= 0)
+							close(tmr);
+						tmr = timer_open(st->global.interval);
+					}
+				} else
+					served_resync(&svc->v[0], false);
+				sd_notify(0, "READY=1");
+				notify_status(svc);
 				continue;
 			}
-			note("%s: %s: detaching", lv.li.name, strsignal(si.ssi_signo));
+			if (si.ssi_signo == SIGUSR1) {
+				/* systemd's RestartKillSignal: a restart, not a stop. */
+				log_note("%s: exiting; the programs stay attached and answering, and the next 'xdpong run' or 'attach' takes them over",
+					 strsignal(si.ssi_signo));
+				sd_notify(0, "STOPPING=1\nSTATUS=restarting: the programs stay attached");
+				keep = true;
+				ret = 0;
+				break;
+			}
+			log_note("%s: detaching", strsignal(si.ssi_signo));
+			sd_notify(0, "STOPPING=1\nSTATUS=detaching: the kernel answers pings again");
 			ret = 0;
 			break;
 		}
-		if (pfd[1].revents & POLLIN) {
-			int ev = monitor_read(mon, lv.li.ifindex);
-
-			if (ev & EV_LINK_GONE) {
-				err("%s was deleted; removing its pins", lv.li.name);
-				pins_remove(lv.li.name);
-				lv.attached = false; /* the kernel detached it with the device */
-				break;
-			}
-			if (ev & (EV_LINK | EV_OVERRUN))
-				follow_mac(&lv);
-			if (ev & (EV_ADDRS | EV_OVERRUN)) {
-				int n4 = 0, n6 = 0, e;
-
-				e = addr_sync(lv.fd4, lv.fd6, &lv.li, false, &n4, &n6);
-				if (e)
-					err("%s: cannot resync addresses: %s", lv.li.name,
-					    strerror(-e));
-				else if (verbose)
-					note("%s: addresses changed: %d IPv4, %d IPv6 from the interface",
-					     lv.li.name, n4, n6);
-			}
+		if (pfd[FD_MON].revents & POLLIN) {
+			monitor_read_all(mon, on_event, svc);
+			if (svc->lost_one && !svc->wait_for_ifaces)
+				break; /* the command line's interface is gone: exit 1 */
 		}
-		if (tmr >= 0 && (pfd[2].revents & POLLIN)) {
+		if (dog >= 0 && (pfd[FD_DOG].revents & POLLIN)) {
+			__u64 ticks;
+
+			if (read(dog, &ticks, sizeof(ticks)) < 0)
+				continue;
+			if (!all_answering(svc)) {
+				/* No more pets: systemd restarts us, and the new run attaches. */
+				log_error("a program of this run is no longer attached; not telling the watchdog all is well");
+				sd_notify(0, "STATUS=a program was detached by someone else");
+				continue;
+			}
+			sd_notify(0, "WATCHDOG=1");
+		}
+		if (tmr >= 0 && (pfd[FD_TIMER].revents & POLLIN)) {
 			__u64 ticks;
 
 			if (read(tmr, &ticks, sizeof(ticks)) < 0)
 				continue;
-			if (!have_stats)
-				continue;
-			prev = cur;
-			if (snapshot_read(&a, &cur))
-				continue;
-			if (print_stats)
-				print_sample(&a, &prev, &cur, o.json, o.latency_sample);
-			if (o.metrics_file)
-				prom_update_file(o.metrics_file, &a, &cur);
+			service_tick(svc);
+			notify_status(svc);
+			for (int i = 0; st->print_stats && i < svc->n; i++)
+				if (svc->v[i].up && svc->v[i].have_stats)
+					print_sample(&svc->v[i].a, &svc->v[i].prev, &svc->v[i].cur,
+						     st->global.json, svc->v[i].o.latency_sample);
+			if (st->global.metrics_file)
+				write_metrics(svc, st->global.metrics_file);
 		}
 	}
-	/* Counters of a detached program must not look alive to Prometheus. */
-	if (o.metrics_file)
-		unlink(o.metrics_file);
-out_detach:
-	if (have_attachment)
-		attachment_close(&a);
-	attach_down(&lv, true);
-out_fds:
+	/* Counters of a detached program must not look alive to Prometheus;
+	 * a kept one's file is rewritten by the next run. */
+	if (st->global.metrics_file && !keep)
+		unlink(st->global.metrics_file);
+	for (int i = 0; i < svc->n; i++)
+		served_down(&svc->v[i], !keep);
 	if (tmr >= 0)
 		close(tmr);
-	if (mon >= 0)
-		close(mon);
-	if (sig >= 0)
-		close(sig);
+	if (dog >= 0)
+		close(dog);
 	return ret;
 }
+
+static int run_main(const struct opts *cli)
+{
+	struct config *c = calloc(1, sizeof(*c));
+	struct service *svc = calloc(1, sizeof(*svc));
+	struct settings st = { .cfg = c };
+	struct http *http = NULL;
+	int sig = -1, mon = -1, ret = 1, up = 0;
+
+	if (!c || !svc) {
+		log_error("out of memory");
+		goto out;
+	}
+	ret = load_settings(cli, c, &st);
+	if (ret)
+		goto out;
+	ret = 1;
+	if (require_privileges())
+		goto out;
+	svc->wait_for_ifaces = cli->config != NULL;
+	/* Subscribe before reading the addresses, so no change slips between. */
+	sig = signals_open();
+	mon = monitor_open();
+	if (sig < 0 || mon < 0) {
+		log_error("cannot listen for %s: %s", sig < 0 ? "signals" : "netlink events",
+			  strerror(-(sig < 0 ? sig : mon)));
+		goto out;
+	}
+	/* A listener that cannot be had is a configuration error: before
+	 * anything is attached, so a bad one changes nothing. */
+	if (st.global.metrics_listen) {
+		http = http_start(st.global.metrics_listen, svc);
+		if (!http)
+			goto out;
+	}
+	for (int i = 0; i < c->n_ifaces; i++) {
+		struct served *v = &svc->v[svc->n++];
+
+		snprintf(v->name, sizeof(v->name), "%s", c->ifaces[i].name);
+		v->o = c->ifaces[i].o;
+		v->owner_fd = -1;
+		v->a.prog_fd = -1;
+	}
+	/* A metrics file that cannot be written is a configuration error: said
+	 * before anything is attached (the first one says xdpong_up 0). */
+	if (st.global.metrics_file) {
+		write_metrics(svc, st.global.metrics_file);
+		if (access(st.global.metrics_file, F_OK))
+			goto out;
+	}
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+
+		if (!served_up(v))
+			up++;
+		else if (!svc->wait_for_ifaces)
+			goto out_down; /* the command line's one interface: said why */
+		else
+			log_note("%s: not attached: %s", v->name, v->why);
+	}
+	if (st.global.metrics_file)
+		write_metrics(svc, st.global.metrics_file);
+	sd_notifyf(0, "READY=1\nMAINPID=%d", getpid());
+	notify_status(svc);
+	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits leaving the programs attached for the next run",
+		 getpid(), up, svc->n);
+	ret = run_loop(svc, &st, cli->config, &http, sig, mon);
+	if (svc->lost_one && !svc->wait_for_ifaces)
+		ret = 1;
+	goto out;
+out_down:
+	for (int i = 0; i < svc->n; i++)
+		served_down(&svc->v[i], true);
+out:
+	http_stop(http);
+	if (sig >= 0)
+		close(sig);
+	if (mon >= 0)
+		close(mon);
+	if (st.cfg)
+		config_free(st.cfg);
+	free(st.cfg);
+	free(svc);
+	return ret;
+}
+
+const struct cmd_def cmd_run = {
+	.id = CMD_RUN,
+	.name = "run",
+	.synopsis = "IFACE [options] | --config FILE",
+	.min_args = 0,
+	.max_args = 1,
+	.iface_arg = true,
+	.summary = "serve one interface, or a config file's, in the foreground (a service)",
+	.description =
+		"Attach xdpong to IFACE and stay in the foreground: addresses added to or\n"
+		"removed from IFACE take effect at once (netlink), stats are printed every\n"
+		"--interval seconds, SIGHUP rereads the addresses, SIGINT or SIGTERM\n"
+		"detach cleanly, and SIGUSR1 exits leaving the program attached and\n"
+		"answering for the next run to take over (a restart). While it runs it\n"
+		"owns IFACE: another run is refused, naming its pid. It takes over an\n"
+		"xdpong left by 'xdpong attach' or by a run that died, without a gap\n"
+		"and keeping its counters and prefixes. Under systemd (Type=notify) it\n"
+		"reports READY=1 once attached and pets the watchdog while the program\n"
+		"is still attached. If IFACE is deleted, its pins are removed and run\n"
+		"exits with status 1.",
+	.examples =
+		"  xdpong run eth0\n"
+		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
+		"  xdpong run eth0 --interval 1 --json\n"
+		"  xdpong run eth0 --metrics-file /var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
+		"  xdpong run --config /etc/xdpong/xdpong.conf\n"
+		"  systemctl start xdpong@eth0\n",
+	.run = run_main,
+};

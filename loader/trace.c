@@ -12,7 +12,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,37 +23,10 @@
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "xdpong.skel.h"
+#include <json-c/json.h>
 
 #define TRACE_LOCK_DIR "/run/xdpong"
 #define TRACE_CHECK_MS 1000 /* how often lost events and the link are checked */
-
-static void trace_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: xdpong trace IFACE [--count N] [--json]\n"
-		"       xdpong trace IFACE --off\n"
-		"\n"
-		"Print one line per packet xdpong sees on IFACE, as it decides: time,\n"
-		"source -> destination, ICMP echo id and seq, IP and frame length,\n"
-		"verdict (replied, passed, dropped), reason and the program's service\n"
-		"time (for timed replies). Replies are shown as the request that came\n"
-		"in. Events the ring buffer had no room for are counted and reported\n"
-		"every second and at the end. Tracing costs the fast path a ring buffer\n"
-		"write per packet only while a trace runs.\n"
-		"\n"
-		"Options:\n"
-		"  -c, --count N    stop after N packets\n"
-		"  -j, --json       one JSON object per packet, one per line\n"
-		"      --off        turn the events off if no trace is running (after\n"
-		"                   a trace was killed with SIGKILL)\n"
-		"  -v, --verbose    say more\n"
-		"  -h, --help       this help\n"
-		"\n"
-		"Examples:\n"
-		"  xdpong trace eth0\n"
-		"  xdpong trace eth0 --count 10\n"
-		"  xdpong trace eth0 --json | jq 'select(.verdict == \"dropped\")'\n");
-}
 
 /* ---- readers: who is tracing this program, across processes ---- */
 
@@ -221,17 +193,13 @@ static __u64 ts_ns(clockid_t clk)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static void print_time(FILE *f, __u64 wall_ns, bool json)
+static void print_time(FILE *f, __u64 wall_ns)
 {
 	time_t sec = wall_ns / 1000000000ULL;
 	unsigned long usec = wall_ns % 1000000000ULL / 1000;
 	char buf[16];
 	struct tm tm;
 
-	if (json) {
-		fprintf(f, "%llu.%06lu", (unsigned long long)sec, usec);
-		return;
-	}
 	localtime_r(&sec, &tm);
 	strftime(buf, sizeof(buf), "%H:%M:%S", &tm);
 	fprintf(f, "%s.%06lu", buf, usec);
@@ -242,38 +210,61 @@ static const char *verdict_of(__u16 reason)
 	return reason < XDPONG_R_MAX ? outcome_names[reason_outcomes[reason]] : "unknown";
 }
 
+/* "1700000000.123456": seconds, as the text shows them. */
+static struct json_object *json_time(__u64 wall_ns)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu.%06llu", (unsigned long long)(wall_ns / 1000000000ULL),
+		 (unsigned long long)(wall_ns % 1000000000ULL / 1000));
+	return json_object_new_double_s(wall_ns / 1e9, buf);
+}
+
 static void print_json(const struct trace_ctx *c, const struct xdpong_trace_event *ev,
 		       const struct decoded *d)
 {
-	printf("{\"time\":");
-	print_time(stdout, ev->ts_ns + c->mono_to_wall_ns, true);
-	printf(",\"ts_ns\":%llu,\"iface\":", (unsigned long long)ev->ts_ns);
-	json_str(stdout, c->a->ifname);
-	printf(",\"ifindex\":%u,\"frame_len\":%u", ev->ifindex, ev->frame_len);
+	struct json_object *o = json_object_new_object();
+	char reason[32];
+
+#define ADD(key, val) json_object_object_add(o, key, val)
+	ADD("time", json_time(ev->ts_ns + c->mono_to_wall_ns));
+	ADD("ts_ns", json_object_new_uint64(ev->ts_ns));
+	ADD("iface", json_object_new_string(c->a->li.name));
+	ADD("ifindex", json_object_new_uint64(ev->ifindex));
+	ADD("frame_len", json_object_new_uint64(ev->frame_len));
 	if (d->family) {
-		printf(",\"family\":%d,\"src\":\"%s\",\"dst\":\"%s\",\"ip_len\":%d,\"proto\":%d",
-		       d->family, d->src, d->dst, d->ip_len, d->proto);
-		if (d->icmp_type >= 0)
-			printf(",\"icmp_type\":%d,\"icmp_code\":%d", d->icmp_type,
-			       d->icmp_code);
-		if (d->id >= 0)
-			printf(",\"id\":%d,\"seq\":%d", d->id, d->seq);
+		ADD("family", json_object_new_int(d->family));
+		ADD("src", json_object_new_string(d->src));
+		ADD("dst", json_object_new_string(d->dst));
+		ADD("ip_len", json_object_new_int(d->ip_len));
+		ADD("proto", json_object_new_int(d->proto));
+		if (d->icmp_type >= 0) {
+			ADD("icmp_type", json_object_new_int(d->icmp_type));
+			ADD("icmp_code", json_object_new_int(d->icmp_code));
+		}
+		if (d->id >= 0) {
+			ADD("id", json_object_new_int(d->id));
+			ADD("seq", json_object_new_int(d->seq));
+		}
 	}
-	printf(",\"verdict\":\"%s\",\"reason\":", verdict_of(ev->reason));
+	ADD("verdict", json_object_new_string(verdict_of(ev->reason)));
 	if (ev->reason < XDPONG_R_MAX)
-		printf("\"%s\"", reason_names[ev->reason]);
+		snprintf(reason, sizeof(reason), "%s", reason_names[ev->reason]);
 	else
-		printf("\"unknown_%u\"", ev->reason);
-	if (ev->service_ns)
-		printf(",\"service_ns\":%u}\n", ev->service_ns);
-	else
-		printf(",\"service_ns\":null}\n");
+		snprintf(reason, sizeof(reason), "unknown_%u", ev->reason);
+	ADD("reason", json_object_new_string(reason));
+	ADD("service_ns", ev->service_ns ? json_object_new_uint64(ev->service_ns) : NULL);
+#undef ADD
+	/* Unflushed: the loop writes each batch at once (json_print flushes). */
+	fprintf(stdout, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
 }
 
 static void print_text(const struct trace_ctx *c, const struct xdpong_trace_event *ev,
 		       const struct decoded *d)
 {
-	print_time(stdout, ev->ts_ns + c->mono_to_wall_ns, false);
+	print_time(stdout, ev->ts_ns + c->mono_to_wall_ns);
 	if (!d->family)
 		printf(" %s", ev->reason == XDPONG_R_pass_not_ip ? "(not IP)" :
 								   "(no IP header)");
@@ -328,15 +319,16 @@ static int on_event(void *arg, void *data, size_t size)
 static void report_lost(const struct trace_ctx *c, __u64 lost, __u64 total)
 {
 	if (c->json) {
-		printf("{\"time\":");
-		print_time(stdout, ts_ns(CLOCK_REALTIME), true);
-		printf(",\"iface\":");
-		json_str(stdout, c->a->ifname);
-		printf(",\"lost\":%llu,\"lost_total\":%llu}\n",
-		       (unsigned long long)lost, (unsigned long long)total);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "time", json_time(ts_ns(CLOCK_REALTIME)));
+		json_object_object_add(o, "iface", json_object_new_string(c->a->li.name));
+		json_object_object_add(o, "lost", json_object_new_uint64(lost));
+		json_object_object_add(o, "lost_total", json_object_new_uint64(total));
+		json_print(stdout, o);
 	}
-	note("%s: %llu events lost: the ring buffer was full (reader too slow); %llu lost since this trace started",
-	     c->a->ifname, (unsigned long long)lost, (unsigned long long)total);
+	log_note("%s: %llu events lost: the ring buffer was full (reader too slow); %llu lost since this trace started",
+		 c->a->li.name, (unsigned long long)lost, (unsigned long long)total);
 }
 
 static volatile sig_atomic_t stop_sig;
@@ -350,17 +342,17 @@ static void on_signal(int sig)
 static bool still_attached(const struct attachment *a)
 {
 	struct link_info li;
-	int ret = link_get(NULL, a->ifindex, &li);
+	int ret = link_get(NULL, a->li.ifindex, &li);
 
 	if (ret == -ENODEV) {
-		err("%s was deleted; the trace ends", a->ifname);
+		log_error("%s was deleted; the trace ends", a->li.name);
 		return false;
 	}
 	if (ret)
 		return true; /* cannot tell: keep going */
 	if (!a->dispatcher && li.xdp_prog_id != a->prog_id) {
-		err("xdpong (program id %u) is no longer attached to %s; the trace ends (start it again after 'xdpong attach %s')",
-		    a->prog_id, a->ifname, a->ifname);
+		log_error("xdpong (program id %u) is no longer attached to %s; the trace ends (start it again after 'xdpong attach %s')",
+		    a->prog_id, a->li.name, a->li.name);
 		return false;
 	}
 	return true;
@@ -372,31 +364,31 @@ static int trace_off(const struct attachment *a, const struct bss_access *bss,
 	int ret;
 
 	if (have_lock && others_reading(rd->fd)) {
-		err("another 'xdpong trace %s' is running; tracing stays on until it ends",
-		    a->ifname);
+		log_error("another 'xdpong trace %s' is running; tracing stays on until it ends",
+		    a->li.name);
 		return 1;
 	}
-	ret = bss_set_trace(bss, 0);
+	ret = bss_set(bss, "trace_enabled", 0);
 	if (ret) {
-		err("cannot switch tracing off on %s: %s", a->ifname, strerror(-ret));
+		log_error("cannot switch tracing off on %s: %s", a->li.name, strerror(-ret));
 		return 1;
 	}
 	if (have_lock)
 		unlink(rd->path);
-	printf("xdpong: tracing is off on %s\n", a->ifname);
+	printf("xdpong: tracing is off on %s\n", a->li.name);
 	return 0;
 }
 
 static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 		      struct ring_buffer *rb)
 {
-	struct xdpong_bpf__bss v = { 0 };
+	__u64 lost = 0;
 	__u64 lost0, lost_seen, next_check;
 	int ret = 0, rc = 0;
 
-	if (bss_read(bss, &v))
-		v.trace_lost = 0;
-	lost0 = lost_seen = v.trace_lost;
+	if (bss_get(bss, "trace_lost", &lost))
+		lost = 0;
+	lost0 = lost_seen = lost;
 	next_check = ts_ns(CLOCK_MONOTONIC) + TRACE_CHECK_MS * 1000000ULL;
 	while (!stop_sig) {
 		__u64 now;
@@ -410,7 +402,7 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 		if (ret == TRACE_DONE)
 			break;
 		if (ret < 0 && ret != -EINTR) {
-			err("%s: cannot read the trace ring buffer: %s", c->a->ifname,
+			log_error("%s: cannot read the trace ring buffer: %s", c->a->li.name,
 			    strerror(-ret));
 			rc = 1;
 			break;
@@ -419,9 +411,9 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 		if (now < next_check)
 			continue;
 		next_check = now + TRACE_CHECK_MS * 1000000ULL;
-		if (!bss_read(bss, &v) && v.trace_lost > lost_seen) {
-			report_lost(c, v.trace_lost - lost_seen, v.trace_lost - lost0);
-			lost_seen = v.trace_lost;
+		if (!bss_get(bss, "trace_lost", &lost) && lost > lost_seen) {
+			report_lost(c, lost - lost_seen, lost - lost0);
+			lost_seen = lost;
 		}
 		if (!still_attached(c->a)) {
 			rc = 1;
@@ -432,92 +424,43 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 		/* stdout closed (| head): not worth a message, but not success. */
 		rc = c->count && c->seen >= c->count ? 0 : 1;
 	}
-	if (!bss_read(bss, &v) && v.trace_lost > lost_seen) {
-		report_lost(c, v.trace_lost - lost_seen, v.trace_lost - lost0);
-		lost_seen = v.trace_lost;
+	if (!bss_get(bss, "trace_lost", &lost) && lost > lost_seen) {
+		report_lost(c, lost - lost_seen, lost - lost0);
+		lost_seen = lost;
 	}
-	note("%s: %llu packets traced, %llu events lost", c->a->ifname,
+	log_note("%s: %llu packets traced, %llu events lost", c->a->li.name,
 	     (unsigned long long)c->seen, (unsigned long long)(lost_seen - lost0));
 	return rc;
 }
 
-int cmd_trace(int argc, char **argv)
+static int trace_main(const struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "count", required_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "off", no_argument, NULL, 'O' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct trace_ctx c = { 0 };
+	struct trace_ctx c = { .json = o->json, .count = o->count };
 	struct bss_access bss = { .fd = -1 };
 	struct readers rd = { .fd = -1 };
 	struct ring_buffer *rb = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct attachment a;
-	struct link_info li;
-	bool off = false, locked = false;
-	const char *ifname;
-	int opt, ret, rc = 1;
+	bool off = o->off, locked = false;
+	int ret, rc = 1;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":c:jvh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_u64(optarg, 1, ~0ULL, &c.count)) {
-				err("invalid --count '%s' (expected a positive number)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			c.json = true;
-			break;
-		case 'O':
-			off = true;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			trace_usage(stdout);
-			return 0;
-		case ':':
-			err("option '%s' needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			err("unknown option '%s' (see 'xdpong trace --help')", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
-		err("missing interface (usage: xdpong trace IFACE [--count N] [--json])");
-		return EXIT_USAGE;
-	}
-	ifname = argv[optind++];
-	if (optind < argc) {
-		err("unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
 	if (off && (c.count || c.json)) {
-		err("--off takes no --count or --json");
+		log_error("--off takes no --count or --json");
 		return EXIT_USAGE;
 	}
-	if (attachment_open(ifname, &li, &a))
+	if (attachment_open(o->args[0], &a))
 		return 1;
 	c.a = &a;
 	ret = bss_open(&bss, a.map_fd[MAP_BSS]);
 	if (ret) {
-		err("cannot use the .bss map of xdpong on %s: %s%s", li.name, strerror(-ret),
+		log_error("cannot use the .bss map of xdpong on %s: %s%s", a.li.name, strerror(-ret),
 		    ret == -EPROTO ? " (attached by another xdpong version: reattach with this one)" : "");
 		goto out;
 	}
 	ret = readers_enter(&rd, a.prog_id);
 	if (ret)
-		note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off when this one ends",
-		     li.name, TRACE_LOCK_DIR, strerror(-ret), li.name);
+		log_note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off when this one ends",
+		     a.li.name, TRACE_LOCK_DIR, strerror(-ret), a.li.name);
 	locked = !ret;
 	if (off) {
 		rc = trace_off(&a, &bss, &rd, locked);
@@ -525,8 +468,8 @@ int cmd_trace(int argc, char **argv)
 	}
 
 	if (locked && others_reading(rd.fd))
-		note("%s: another trace is running: the two share one ring buffer, so each shows only part of the packets",
-		     li.name);
+		log_note("%s: another trace is running: the two share one ring buffer, so each shows only part of the packets",
+		     a.li.name);
 	/* Signals first: between here and the flag going off, nothing may kill us. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -538,19 +481,19 @@ int cmd_trace(int argc, char **argv)
 	rb = ring_buffer__new(a.map_fd[MAP_TRACE], on_event, &c, NULL);
 	if (!rb) {
 		ret = -errno;
-		err("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv trace %s' shows libbpf's reason)",
-		    li.name, strerror(-ret), li.name);
+		log_error("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv trace %s' shows libbpf's reason)",
+		    a.li.name, strerror(-ret), a.li.name);
 		goto out_unlock;
 	}
-	ret = bss_set_trace(&bss, 1);
+	ret = bss_set(&bss, "trace_enabled", 1);
 	if (ret) {
-		err("cannot switch tracing on for %s: %s", li.name, strerror(-ret));
+		log_error("cannot switch tracing on for %s: %s", a.li.name, strerror(-ret));
 		goto out_unlock;
 	}
 	if (locked)
 		ofd_lock(rd.fd, F_RDLCK, 1, true);
 	readers_leave(&rd);
-	note("tracing %s (xdpong program id %u, %s mode); Ctrl-C stops", li.name,
+	log_note("tracing %s (xdpong program id %u, %s mode); Ctrl-C stops", a.li.name,
 	     a.prog_id, a.mode);
 
 	rc = trace_loop(&c, &bss, rb);
@@ -561,10 +504,10 @@ int cmd_trace(int argc, char **argv)
 		ofd_lock(rd.fd, F_UNLCK, 1, false);
 	}
 	if (!locked || !others_reading(rd.fd)) {
-		ret = bss_set_trace(&bss, 0);
+		ret = bss_set(&bss, "trace_enabled", 0);
 		if (ret) {
-			err("cannot switch tracing off on %s: %s (run 'xdpong trace %s --off')",
-			    li.name, strerror(-ret), li.name);
+			log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s --off')",
+			    a.li.name, strerror(-ret), a.li.name);
 			rc = 1;
 		}
 		if (locked)
@@ -581,3 +524,26 @@ out:
 	attachment_close(&a);
 	return rc;
 }
+
+const struct cmd_def cmd_trace = {
+	.id = CMD_TRACE,
+	.name = "trace",
+	.synopsis = "IFACE [--count N] [--json] | IFACE --off",
+	.min_args = 1,
+	.max_args = 1,
+	.iface_arg = true,
+	.summary = "one line per packet: addresses, echo id/seq, verdict, reason, time",
+	.description =
+		"Print one line per packet xdpong sees on IFACE, as it decides: time,\n"
+		"source -> destination, ICMP echo id and seq, IP and frame length,\n"
+		"verdict (replied, passed, dropped), reason and the program's service\n"
+		"time (for timed replies). Replies are shown as the request that came\n"
+		"in. Events the ring buffer had no room for are counted and reported\n"
+		"every second and at the end. Tracing costs the fast path a ring buffer\n"
+		"write per packet only while a trace runs.",
+	.examples =
+		"  xdpong trace eth0\n"
+		"  xdpong trace eth0 --count 10\n"
+		"  xdpong trace eth0 --json | jq 'select(.verdict == \"dropped\")'\n",
+	.run = trace_main,
+};

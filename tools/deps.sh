@@ -10,7 +10,9 @@
 
 set -euo pipefail
 
-# Build: compilers, BPF toolchain, libraries. Tests and demo: iproute2
+# Build: compilers, BPF toolchain, libraries (json-c for JSON output,
+# libsystemd for sd_notify, libinih for the config file, libmicrohttpd
+# for --metrics-listen). Tests and demo: iproute2
 # (ip netns, veth), ping, bpftool, jq, nsenter/runuser/setpriv
 # (util-linux), timeout (coreutils), sysctl (procps), ethtool; strace
 # (kill_loader stops the loader at chosen syscalls), libFuzzer's runtime
@@ -18,7 +20,8 @@ set -euo pipefail
 # groff-base (man page test), bash-completion (completion test).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
-	libbpf-dev libxdp-dev libelf-dev zlib1g-dev
+	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
+	libinih-dev libmicrohttpd-dev
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The address maps: which destinations xdpong answers for. Interface
+ * addresses are reconciled from netlink; operator prefixes (--addr,
+ * `xdpong addr`) are never touched by the reconcile.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_addr.h>
+#include <bpf/bpf.h>
+#include "loader.h"
+
+#define MAX_IFACE_ADDRS 256
+
+/* Map key of a prefix in the LPM trie of its family; returns the map fd. */
+static int prefix_key(const struct prefix *p, int fd4, int fd6,
+		      struct xdpong_addr6_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->prefixlen = p->len;
+	memcpy(key->addr, p->addr, p->family == AF_INET ? 4 : 16);
+	return p->family == AF_INET ? fd4 : fd6;
+}
+
+int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin)
+{
+	struct xdpong_addr_info info = { .origin = origin };
+	struct xdpong_addr6_key key;
+	int fd = prefix_key(p, fd4, fd6, &key);
+
+	return bpf_map_update_elem(fd, &key, &info, BPF_ANY) ? -errno : 0;
+}
+
+int addr_map_del(int fd4, int fd6, const struct prefix *p)
+{
+	struct xdpong_addr6_key key;
+	int fd = prefix_key(p, fd4, fd6, &key);
+
+	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+}
+
+/* Every entry of both maps, as prefixes with their origin. */
+int addr_map_walk(int fd4, int fd6,
+		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
+		  void *arg)
+{
+	for (int fam = 0; fam < 2; fam++) {
+		struct xdpong_addr6_key cur, next;
+		int fd = fam ? fd6 : fd4;
+		void *prev = NULL;
+
+		while (!bpf_map_get_next_key(fd, prev, &next)) {
+			struct xdpong_addr_info info = { 0 };
+			struct prefix p = { .family = fam ? AF_INET6 : AF_INET };
+			int ret;
+
+			bpf_map_lookup_elem(fd, &next, &info);
+			p.len = next.prefixlen;
+			memcpy(p.addr, next.addr, fam ? 16 : 4);
+			ret = cb(&p, info.origin, arg);
+			if (ret)
+				return ret;
+			cur = next;
+			prev = &cur;
+		}
+	}
+	return 0;
+}
+
+struct sync_ctx {
+	struct prefix want[MAX_IFACE_ADDRS];
+	__u32 want_origin[MAX_IFACE_ADDRS];
+	int n_want;
+	struct prefix stale[MAX_IFACE_ADDRS];
+	int n_stale;
+	const char *ifname;
+	bool quiet;
+	int rank; /* the class being reconciled: see rank() */
+};
+
+static int want_cb(const struct prefix *p, __u32 flags, void *arg)
+{
+	struct sync_ctx *s = arg;
+	char buf[64];
+
+	/* The kernel does not answer for these either (RFC 4862 5.4). */
+	if (!(flags & ADDR_CB_BROADCAST) &&
+	    (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))) {
+		if (!s->quiet)
+			log_note("%s: not answering for %s yet: duplicate address detection %s",
+			     s->ifname, prefix_str(p, buf, sizeof(buf)),
+			     flags & IFA_F_DADFAILED ? "failed" : "in progress");
+		return 0;
+	}
+	if (s->n_want < MAX_IFACE_ADDRS) {
+		s->want_origin[s->n_want] = flags & ADDR_CB_BROADCAST ?
+						    XDPONG_ADDR_BROADCAST :
+						    XDPONG_ADDR_IFACE;
+		s->want[s->n_want++] = *p;
+	}
+	return 0;
+}
+
+static bool prefix_eq(const struct prefix *a, const struct prefix *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       !memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16);
+}
+
+/*
+ * Who wins when two sources name the same prefix: the operator's runtime
+ * `xdpong addr add`, then the configuration (--addr, the config file),
+ * then the interface's own addresses. A reconcile of one class never
+ * removes or overwrites an entry of a higher one.
+ */
+static int rank(__u32 origin)
+{
+	switch (origin) {
+	case XDPONG_ADDR_OPERATOR:
+		return 3;
+	case XDPONG_ADDR_CONFIG:
+		return 2;
+	case XDPONG_ADDR_IFACE:
+	case XDPONG_ADDR_BROADCAST:
+		return 1;
+	}
+	return 0;
+}
+
+static int stale_cb(const struct prefix *p, __u32 origin, void *arg)
+{
+	struct sync_ctx *s = arg;
+
+	if (rank(origin) != s->rank)
+		return 0;
+	for (int i = 0; i < s->n_want; i++)
+		if (prefix_eq(p, &s->want[i]) && origin == s->want_origin[i])
+			return 0;
+	if (s->n_stale < MAX_IFACE_ADDRS)
+		s->stale[s->n_stale++] = *p;
+	return 0;
+}
+
+struct origin_probe {
+	const struct prefix *p;
+	__u32 origin;
+};
+
+static int origin_cb(const struct prefix *p, __u32 origin, void *arg)
+{
+	struct origin_probe *o = arg;
+
+	if (prefix_eq(p, o->p))
+		o->origin = origin;
+	return 0;
+}
+
+/* Make the entries of s->rank's class equal s->want. */
+static int reconcile(int fd4, int fd6, struct sync_ctx *s)
+{
+	int ret;
+
+	ret = addr_map_walk(fd4, fd6, stale_cb, s);
+	if (ret)
+		return ret;
+	for (int i = 0; i < s->n_stale; i++)
+		addr_map_del(fd4, fd6, &s->stale[i]);
+	for (int i = 0; i < s->n_want; i++) {
+		struct origin_probe probe = { .p = &s->want[i] };
+
+		addr_map_walk(fd4, fd6, origin_cb, &probe);
+		if (rank(probe.origin) > s->rank)
+			continue;
+		ret = addr_map_put(fd4, fd6, &s->want[i], s->want_origin[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
+	      int *n4, int *n6)
+{
+	struct sync_ctx *s = calloc(1, sizeof(*s));
+	int ret = 0;
+
+	if (!s)
+		return -ENOMEM;
+	s->rank = 1;
+	s->quiet = quiet;
+	if (li) {
+		s->ifname = li->name;
+		ret = addr_dump(li->ifindex, want_cb, s);
+	}
+	if (!ret)
+		ret = reconcile(fd4, fd6, s);
+	if (!ret && (n4 || n6)) {
+		int c4 = 0, c6 = 0;
+
+		for (int i = 0; i < s->n_want; i++)
+			if (s->want_origin[i] == XDPONG_ADDR_IFACE)
+				*(s->want[i].family == AF_INET ? &c4 : &c6) += 1;
+		if (n4)
+			*n4 = c4;
+		if (n6)
+			*n6 = c6;
+	}
+	free(s);
+	return ret;
+}
+
+int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n)
+{
+	struct sync_ctx *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	s->rank = 2;
+	for (int i = 0; i < n && s->n_want < MAX_IFACE_ADDRS; i++) {
+		s->want[s->n_want] = addrs[i];
+		s->want_origin[s->n_want++] = XDPONG_ADDR_CONFIG;
+	}
+	ret = reconcile(fd4, fd6, s);
+	free(s);
+	return ret;
+}
+
+const char *addr_origin_name(__u32 origin)
+{
+	return origin == XDPONG_ADDR_IFACE     ? "iface" :
+	       origin == XDPONG_ADDR_BROADCAST ? "broadcast" :
+	       origin == XDPONG_ADDR_CONFIG    ? "config" :
+						 "operator";
+}
+
+struct print_ctx {
+	FILE *f;
+	int n;
+};
+
+static int print_cb(const struct prefix *p, __u32 origin, void *arg)
+{
+	struct print_ctx *pc = arg;
+	char buf[64];
+
+	fprintf(pc->f, "    %-44s %s\n", prefix_str(p, buf, sizeof(buf)),
+		origin == XDPONG_ADDR_IFACE     ? "interface address" :
+		origin == XDPONG_ADDR_BROADCAST ? "subnet broadcast: never answered" :
+		origin == XDPONG_ADDR_CONFIG    ? "configured (--addr, config file)" :
+						  "operator ('xdpong addr add'; kept across restarts)");
+	pc->n++;
+	return 0;
+}
+
+void addr_print_text(FILE *f, const struct attachment *a)
+{
+	struct print_ctx pc = { .f = f };
+
+	addr_map_walk(a->map_fd[MAP_ADDR4], a->map_fd[MAP_ADDR6], print_cb, &pc);
+	if (!pc.n)
+		fprintf(f, "    (none: every ping goes to the kernel)\n");
+}

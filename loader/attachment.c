@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Find a live xdpong through the program attached to the interface, so
+ * every command works where the pins are not visible (a fresh
+ * `ip netns exec` has its own /sys without our bpffs).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "loader.h"
+#include "xdpong.skel.h"
+
+static bool map_name_matches(const char *kernel_name, const char *want)
+{
+	size_t kl = strlen(kernel_name), wl = strlen(want);
+
+	if (want[0] == '.') /* section maps: match the suffix */
+		return kl >= wl && !strcmp(kernel_name + kl - wl, want);
+	return !strcmp(kernel_name, want);
+}
+
+static int open_maps(struct attachment *a)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 ids[32], len = sizeof(info);
+
+	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(a->prog_fd, &info, &len))
+		return -errno;
+	for (__u32 i = 0; i < info.nr_map_ids && i < 32; i++) {
+		struct bpf_map_info mi = { 0 };
+		__u32 mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+		bool kept = false;
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen)) {
+			for (int m = 0; m < MAP_COUNT; m++) {
+				if (a->map_fd[m] < 0 &&
+				    map_name_matches(mi.name, map_obj_names[m])) {
+					a->map_fd[m] = fd;
+					a->map_id[m] = mi.id;
+					kept = true;
+					break;
+				}
+			}
+		}
+		if (!kept)
+			close(fd);
+	}
+	for (int m = 0; m < MAP_COUNT; m++)
+		if (a->map_fd[m] < 0)
+			return -ENOENT;
+	return 0;
+}
+
+const char *mode_name(int mode)
+{
+	switch (mode) {
+	case XDP_MODE_NATIVE:
+		return "native";
+	case XDP_MODE_SKB:
+		return "skb";
+	case XDP_MODE_HW:
+		return "hw";
+	default:
+		return "unknown";
+	}
+}
+
+int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *prog = NULL, *p;
+	int ret = -ENOENT;
+
+	memset(a, 0, sizeof(*a));
+	a->prog_fd = -1;
+	for (int m = 0; m < MAP_COUNT; m++)
+		a->map_fd[m] = -1;
+	if (other_id)
+		*other_id = 0;
+	ret = link_get(NULL, ifindex, &a->li);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (libxdp_get_error(mp))
+		return -ENOENT; /* nothing attached */
+	if (xdp_multiprog__is_legacy(mp)) {
+		p = xdp_multiprog__main_prog(mp);
+		if (p && !strcmp(xdp_program__name(p), "xdpong"))
+			prog = p;
+		else if (p && other_id)
+			*other_id = xdp_program__id(p);
+	} else {
+		a->dispatcher = true;
+		for (p = xdp_multiprog__next_prog(NULL, mp); p;
+		     p = xdp_multiprog__next_prog(p, mp)) {
+			if (!strcmp(xdp_program__name(p), "xdpong")) {
+				prog = p;
+				break;
+			}
+			if (other_id && !*other_id)
+				*other_id = xdp_program__id(p);
+		}
+	}
+	if (!prog)
+		goto out;
+	a->xdp_mode = xdp_multiprog__attach_mode(mp);
+	a->mode = mode_name(a->xdp_mode);
+	a->prog_id = xdp_program__id(prog);
+	a->prog_fd = bpf_prog_get_fd_by_id(a->prog_id);
+	if (a->prog_fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = open_maps(a);
+out:
+	xdp_multiprog__close(mp);
+	if (ret)
+		attachment_close(a);
+	return ret;
+}
+
+int attachment_open(const char *ifname, struct attachment *a)
+{
+	struct link_info li;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	a->prog_fd = -1;
+	for (int m = 0; m < MAP_COUNT; m++)
+		a->map_fd[m] = -1;
+	if (require_privileges() || iface_lookup(ifname, &li))
+		return -1;
+	ret = attachment_find(li.ifindex, a, NULL);
+	if (ret == -ENOENT)
+		return log_error("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
+				 li.name, li.name);
+	if (ret)
+		return log_error("cannot read xdpong's maps on %s: %s", li.name,
+				 strerror(-ret));
+	return 0;
+}
+
+void attachment_close(struct attachment *a)
+{
+	if (a->skel) {
+		/* load.c's: the skeleton owns the descriptors. */
+		xdp_program__close(a->prog);
+		xdpong_bpf__destroy(a->skel);
+		a->prog = NULL;
+		a->skel = NULL;
+	} else {
+		if (a->prog_fd >= 0)
+			close(a->prog_fd);
+		for (int m = 0; m < MAP_COUNT; m++)
+			if (a->map_fd[m] >= 0)
+				close(a->map_fd[m]);
+	}
+	a->prog_fd = -1;
+	for (int m = 0; m < MAP_COUNT; m++)
+		a->map_fd[m] = -1;
+}
+
+/* This build's own layout of a map, from the skeleton's BTF (opened once). */
+static int own_layout(int map, struct layout *l)
+{
+	static struct layout cache[MAP_COUNT];
+	static bool have[MAP_COUNT];
+	struct xdpong_bpf *skel;
+	struct bpf_map *m;
+	int ret;
+
+	if (have[map]) {
+		*l = cache[map];
+		return 0;
+	}
+	skel = xdpong_bpf__open();
+	if (!skel)
+		return -errno;
+	m = map == MAP_RODATA ? skel->maps.rodata : map == MAP_BSS ? skel->maps.bss : NULL;
+	ret = m ? layout_of_map(skel->obj, m, &cache[map]) : -EINVAL;
+	xdpong_bpf__destroy(skel);
+	if (ret)
+		return ret;
+	have[map] = true;
+	*l = cache[map];
+	return 0;
+}
+
+int map_read_own(const struct attachment *a, int map, void *out, size_t size)
+{
+	struct layout theirs, ours;
+	__u32 key = 0;
+	void *buf;
+	int ret, n;
+
+	memset(out, 0, size);
+	ret = layout_of_fd(a->map_fd[map], &theirs);
+	if (!ret)
+		ret = own_layout(map, &ours);
+	if (ret)
+		return ret;
+	if (ours.value_size != size)
+		return -EINVAL;
+	buf = calloc(1, theirs.value_size);
+	if (!buf)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(a->map_fd[map], &key, buf)) {
+		ret = -errno;
+		goto out;
+	}
+	/* Another build's fields, by name: those it lacks stay zero. */
+	n = layout_copy_fields(&theirs, buf, &ours, out, NULL);
+	ret = n == ours.n ? 0 : -EPROTO;
+out:
+	free(buf);
+	return ret;
+}
+
+int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro)
+{
+	return map_read_own(a, MAP_RODATA, ro, sizeof(*ro));
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/* xdpong detach: take xdpong off an interface; the kernel answers again. */
+#include <errno.h>
+#include <string.h>
+#include <xdp/libxdp.h>
+#include "loader.h"
+
+static int detach_main(const struct opts *o)
+{
+	const char *ifname = o->args[0];
+	struct xdp_program *p;
+	struct attachment a;
+	struct link_info li;
+	__u32 other = 0;
+	int ret;
+
+	if (require_privileges())
+		return 1;
+	if (link_get(ifname, 0, &li)) {
+		int removed = pins_remove(ifname);
+
+		if (removed) {
+			printf("xdpong: %s is gone; removed its %d stale pins\n",
+			       ifname, removed);
+			return 0;
+		}
+		iface_lookup(ifname, &li); /* it failed above: this explains why */
+		return 1;
+	}
+	ret = attachment_find(li.ifindex, &a, &other);
+	if (ret == -ENOENT) {
+		if (pins_stale(li.name))
+			pins_remove(li.name);
+		if (other)
+			log_error("%s has XDP program id %u, which is not xdpong; not touching it",
+				  li.name, other);
+		else
+			log_error("%s: xdpong is not attached here ('xdpong status' shows where it is)",
+				  li.name);
+		return 1;
+	}
+	if (ret) {
+		log_error("cannot inspect the XDP program on %s: %s", li.name, strerror(-ret));
+		return 1;
+	}
+	p = xdp_program__from_id(a.prog_id);
+	ret = libxdp_get_error(p);
+	if (!ret) {
+		ret = xdp_program__detach(p, li.ifindex, a.xdp_mode, 0);
+		xdp_program__close(p);
+	}
+	attachment_close(&a);
+	if (ret) {
+		log_error("failed to detach xdpong (program id %u) from %s: %s", a.prog_id,
+			  li.name, strerror(-ret));
+		return 1;
+	}
+	pins_remove(li.name);
+	printf("xdpong: detached from %s (program id %u); the kernel answers pings again\n",
+	       li.name, a.prog_id);
+	return 0;
+}
+
+const struct cmd_def cmd_detach = {
+	.id = CMD_DETACH,
+	.name = "detach",
+	.synopsis = "IFACE",
+	.min_args = 1,
+	.max_args = 1,
+	.iface_arg = true,
+	.summary = "detach and remove the pins; the kernel answers again",
+	.description =
+		"Detach xdpong from IFACE and remove its pins; the kernel answers pings\n"
+		"again. Refuses to touch an XDP program that is not xdpong. If IFACE is\n"
+		"gone, removes the pins it left.",
+	.examples =
+		"  xdpong detach eth0\n"
+		"  ip netns exec lab xdpong detach veth0\n",
+	.run = detach_main,
+};

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bringing xdpong up and down: load the skeleton, configure it from the
+ * options, attach it (falling back from native to skb where the driver
+ * cannot), fill the address maps and pin the maps. attach and run share
+ * this; it never calls back into them.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if_arp.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "loader.h"
+#include "xdpong.skel.h"
+
+/*
+ * A veth hands XDP_TX frames only to a peer that runs native XDP (measured:
+ * generic XDP or GRO on the peer is not enough), else drops them silently.
+ */
+static int check_veth_peer(const struct link_info *li, bool explicit_native,
+			   bool *use_skb)
+{
+	struct link_info peer;
+	int ret;
+
+	if (strcmp(li->kind, "veth"))
+		return 0;
+	ret = link_get_peer(li, &peer);
+	if (ret) {
+		if (verbose)
+			log_note("%s: cannot inspect the veth peer (%s); assuming it runs native XDP",
+			     li->name, strerror(-ret));
+		return 0;
+	}
+	if (peer.xdp_drv_prog_id)
+		return 0;
+	if (explicit_native)
+		return log_error("%s is a veth whose peer %s (ifindex %d%s) has no native XDP program: in native mode the replies (XDP_TX) would be dropped silently. Load a native XDP program on the peer first, e.g. 'xdpong attach %s --mode native --no-iface-addrs' (answers for nothing, passes everything), or use --mode skb",
+			   li->name, peer.name, peer.ifindex,
+			   li->link_netnsid >= 0 ? " in another netns" : "", peer.name);
+	log_note("%s: veth peer %s has no native XDP program, so native XDP_TX would be dropped: using skb mode",
+	     li->name, peer.name);
+	*use_skb = true;
+	return 0;
+}
+
+/* --force on a foreign program: take it down (a gap: it is not ours). */
+static int foreign_detach(const struct link_info *li, __u32 prog_id)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(li->ifindex);
+	int ret = libxdp_get_error(mp);
+
+	if (!ret) {
+		ret = xdp_multiprog__detach(mp);
+		xdp_multiprog__close(mp);
+	}
+	if (ret)
+		return log_error("cannot detach program id %u from %s: %s", prog_id, li->name,
+				 strerror(-ret));
+	log_note("%s: detached XDP program id %u (--force)", li->name, prog_id);
+	return 0;
+}
+
+static __u32 mode_flag(int mode)
+{
+	return mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
+	       mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
+				      XDP_FLAGS_DRV_MODE;
+}
+
+static const char *attach_hint(int e, enum xdp_attach_mode mode)
+{
+	if (mode == XDP_MODE_NATIVE && (e == EOPNOTSUPP || e == EINVAL))
+		return " (the driver has no native XDP; try --mode skb)";
+	if (e == EBUSY || e == EEXIST)
+		return " (another XDP program is attached; use --force)";
+	if (e == EPERM)
+		return " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)";
+	if (e == ERANGE)
+		return " (the MTU is too large for XDP on this driver)";
+	if (e == E2BIG || e == EACCES)
+		return " (the kernel's verifier rejected the program; 'xdpong -vv attach ...' prints its log)";
+	return "";
+}
+
+/* The skeleton's maps, in the order of enum xdpong_map_id. */
+static void map_fds(struct attachment *a)
+{
+	struct bpf_map *maps[MAP_COUNT] = {
+		[MAP_STATS] = a->skel->maps.xdpong_stats,
+		[MAP_LATENCY] = a->skel->maps.xdpong_latency,
+		[MAP_ADDR4] = a->skel->maps.xdpong_addr4,
+		[MAP_ADDR6] = a->skel->maps.xdpong_addr6,
+		[MAP_RATELIM] = a->skel->maps.xdpong_ratelim,
+		[MAP_TRACE] = a->skel->maps.xdpong_trace,
+		[MAP_BSS] = a->skel->maps.bss,
+		[MAP_RODATA] = a->skel->maps.rodata,
+	};
+	struct bpf_map_info mi;
+	__u32 len;
+
+	for (int m = 0; m < MAP_COUNT; m++) {
+		a->map_fd[m] = bpf_map__fd(maps[m]);
+		memset(&mi, 0, sizeof(mi));
+		len = sizeof(mi);
+		if (!bpf_obj_get_info_by_fd(a->map_fd[m], &mi, &len))
+			a->map_id[m] = mi.id;
+	}
+}
+
+/*
+ * Refuse, without side effects, what must not be touched: an xdpong a live
+ * `xdpong run` owns (another process: a run claims before it loads), and
+ * a foreign program without --force.
+ */
+static int may_take(const struct link_info *li, const struct attachment *old, bool have_old,
+		    __u32 foreign, bool force)
+{
+	struct owner_info who;
+
+	if (have_old && !owner_query(li->ifindex, &who) && who.pid != getpid()) {
+		char since[64] = "";
+
+		if (who.since) {
+			struct tm tm;
+
+			localtime_r(&who.since, &tm);
+			strftime(since, sizeof(since), ", running since %F %T", &tm);
+		}
+		return log_error("%s is owned by 'xdpong run' (pid %d%s; program id %u): stop that first (systemctl stop, or kill %d); --force does not take a live run's interface",
+				 li->name, who.pid, since, old->prog_id, who.pid);
+	}
+	if (!have_old && foreign && !force)
+		return log_error("%s already has an XDP program (id %u) that is not xdpong; use --force to replace it",
+				 li->name, foreign);
+	return 0;
+}
+
+/* Attach a loaded program where nothing of ours is: libxdp, native else skb. */
+static int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode)
+{
+	struct link_info *li = &lv->li;
+	int e;
+
+	lv->prog = xdp_program__from_fd(lv->prog_fd);
+	e = libxdp_get_error(lv->prog);
+	if (e) {
+		lv->prog = NULL;
+		return log_error("%s: cannot hand the program to libxdp: %s", li->name, strerror(-e));
+	}
+	if (*mode == XDP_MODE_UNSPEC) {
+		*mode = XDP_MODE_NATIVE;
+		e = xdp_program__attach(lv->prog, li->ifindex, *mode, 0);
+		/* Only "the driver cannot": any other error is reported as is. */
+		if (e == -EOPNOTSUPP || e == -EINVAL || e == -ERANGE) {
+			log_note("%s: native XDP not available (%s); using skb mode", li->name,
+				 strerror(-e));
+			*mode = XDP_MODE_SKB;
+			e = xdp_program__attach(lv->prog, li->ifindex, *mode, 0);
+		}
+	} else {
+		e = xdp_program__attach(lv->prog, li->ifindex, *mode, 0);
+	}
+	if (e)
+		return log_error("failed to attach to %s in %s mode: %s%s", li->name,
+				 mode_name(*mode), strerror(-e), attach_hint(-e, *mode));
+	return 0;
+}
+
+/*
+ * Put the new program where the old xdpong is, in one step: the kernel
+ * swaps them (XDP_FLAGS_REPLACE) only if the old one is still there, so
+ * not one packet meets no program. Through libxdp's dispatcher, or into
+ * another mode, there is no such swap: detach, then attach.
+ */
+static int attach_replace(struct attachment *lv, const struct attachment *old,
+			  enum xdp_attach_mode *mode)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old->prog_fd);
+	struct link_info *li = &lv->li;
+	int e;
+
+	if (!old->dispatcher && (int)*mode == old->xdp_mode) {
+		if (bpf_xdp_attach(li->ifindex, lv->prog_fd, XDP_FLAGS_REPLACE | mode_flag(*mode),
+				   &opts))
+			return log_error("cannot replace program id %u on %s: %s%s", old->prog_id,
+					 li->name, strerror(errno), attach_hint(errno, *mode));
+		return 0;
+	}
+	log_note("%s: %s: the old program (id %u) is detached before the new one attaches, so pings in between go to the kernel",
+		 li->name, old->dispatcher ? "attached through libxdp's dispatcher" :
+					     "changing mode", old->prog_id);
+	{
+		struct xdp_program *p = xdp_program__from_id(old->prog_id);
+
+		e = libxdp_get_error(p);
+		if (!e) {
+			e = xdp_program__detach(p, li->ifindex, old->xdp_mode, 0);
+			xdp_program__close(p);
+		}
+		if (e)
+			return log_error("cannot detach program id %u from %s: %s", old->prog_id,
+					 li->name, strerror(-e));
+	}
+	return attach_fresh(lv, mode);
+}
+
+/* Pins are for bpftool; a failure here is said, and changes nothing else. */
+static void pins_refresh(const struct attachment *lv, __u32 old_stats_id)
+{
+	if (bpffs_ensure() || pins_prepare(lv->li.name, old_stats_id)) {
+		log_note("%s: maps not pinned: every xdpong command still finds them through the attached program",
+			 lv->li.name);
+		return;
+	}
+	pins_remove(lv->li.name); /* the old program's, or none */
+	if (pins_create(lv->li.name, lv->map_fd)) {
+		pins_remove(lv->li.name);
+		log_note("%s: maps not pinned: every xdpong command still finds them through the attached program",
+			 lv->li.name);
+	}
+}
+
+int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
+{
+	struct link_info *li = &lv->li;
+	struct attachment old;
+	struct takeover tk = { 0 };
+	enum xdp_attach_mode mode;
+	bool use_skb = false, any_addrs = !o->no_iface_addrs || o->n_addrs, have_old;
+	__u32 foreign = 0;
+	int e, n4 = 0, n6 = 0, i4 = 0, i6 = 0;
+
+	memset(lv, 0, sizeof(*lv));
+	lv->prog_fd = -1;
+	for (int m = 0; m < MAP_COUNT; m++)
+		lv->map_fd[m] = -1;
+	if (require_privileges() || iface_lookup(ifname, li))
+		return -1;
+	if (li->type == ARPHRD_LOOPBACK)
+		return log_error("%s: xdpong does not attach to loopback: pings to local addresses never cross a driver, and the kernel answers them itself",
+				 li->name);
+	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE)
+		return log_error("%s: link type %u is not supported (Ethernet, TAP and TUN are)",
+				 li->name, li->type);
+	e = attachment_find(li->ifindex, &old, &foreign);
+	if (e && e != -ENOENT)
+		return log_error("cannot inspect the XDP program on %s: %s", li->name, strerror(-e));
+	have_old = !e;
+	if (!have_old && !foreign)
+		foreign = li->xdp_prog_id;
+	if (may_take(li, &old, have_old, foreign, o->force))
+		goto fail_old;
+
+	mode = o->mode == MODE_NATIVE ? XDP_MODE_NATIVE :
+	       o->mode == MODE_SKB    ? XDP_MODE_SKB :
+					XDP_MODE_UNSPEC;
+	/* Auto takes over in the mode the old program has: no gap. */
+	if (have_old && mode == XDP_MODE_UNSPEC)
+		mode = old.xdp_mode;
+	/* A program that answers for nothing never transmits: no peer needed. */
+	if (mode != XDP_MODE_SKB && any_addrs &&
+	    check_veth_peer(li, mode == XDP_MODE_NATIVE, &use_skb))
+		goto fail_old;
+	if (use_skb)
+		mode = XDP_MODE_SKB;
+
+	lv->skel = xdpong_bpf__open();
+	if (!lv->skel) {
+		log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's log)",
+			  li->name, strerror(errno));
+		goto fail_old;
+	}
+	/* TUN frames start at the IP header: decided once, not per packet. */
+	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ?
+						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
+	lv->skel->rodata->cfg_check_mac = li->type == ARPHRD_ETHER && li->has_mac;
+	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
+	if (o->rate_pps) {
+		lv->skel->rodata->cfg_rate_cost_ns = 1000000000ULL / o->rate_pps;
+		lv->skel->rodata->cfg_rate_tolerance_ns =
+			(o->rate_burst - 1) * lv->skel->rodata->cfg_rate_cost_ns;
+	}
+	if (o->global_pps) {
+		lv->skel->rodata->cfg_global_cost_ns = 1000000000ULL / o->global_pps;
+		lv->skel->rodata->cfg_global_tolerance_ns =
+			(o->global_burst - 1) * lv->skel->rodata->cfg_global_cost_ns;
+	}
+	if (have_old && takeover_prepare(&old, lv->skel, &tk))
+		goto fail;
+	e = xdpong_bpf__load(lv->skel);
+	if (e) {
+		log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
+			  attach_hint(-e, mode));
+		goto fail;
+	}
+	lv->prog_fd = bpf_program__fd(lv->skel->progs.xdpong);
+	map_fds(lv);
+	/* The MAC, live in .bss (a reused .bss holds the old one). */
+	if (li->type == ARPHRD_ETHER && li->has_mac)
+		memcpy((void *)&lv->skel->bss->if_mac, li->mac, 6);
+	if (have_old && takeover_migrate(&old, lv, &tk))
+		goto fail;
+
+	/* The configuration's prefixes, and the interface's (or none): a
+	 * reused map keeps the operator's runtime prefixes as they are. */
+	e = addr_sync_config(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6], o->addrs, o->n_addrs);
+	if (e) {
+		log_error("%s: cannot fill the address map: %s", li->name, strerror(-e));
+		goto fail;
+	}
+	for (int i = 0; i < o->n_addrs; i++)
+		*(o->addrs[i].family == AF_INET ? &n4 : &n6) += 1;
+	e = addr_sync(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6],
+		      o->no_iface_addrs ? NULL : li, false, &i4, &i6);
+	if (e) {
+		log_error("cannot read the addresses of %s: %s", li->name, strerror(-e));
+		goto fail;
+	}
+	n4 += i4;
+	n6 += i6;
+
+	/* Everything is ready: only now does anything on the interface change. */
+	if (!have_old && foreign && foreign_detach(li, foreign))
+		goto fail;
+	if (have_old ? attach_replace(lv, &old, &mode) : attach_fresh(lv, &mode))
+		goto fail;
+	lv->attached_here = true;
+	lv->xdp_mode = mode;
+	lv->mode = mode_name(mode);
+	{
+		struct bpf_prog_info pi = { 0 };
+		__u32 len = sizeof(pi);
+
+		if (!bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len))
+			lv->prog_id = pi.id;
+	}
+	pins_refresh(lv, have_old ? old.map_id[MAP_STATS] : 0);
+
+	/* attach's result goes to stdout; run's stdout is for its samples. */
+	fprintf(o->cmd == CMD_RUN ? stderr : stdout,
+		"xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d IPv6 prefixes; maps pinned in %s/%s\n",
+		li->name, lv->mode, lv->prog_id, n4, n6, PIN_ROOT, li->name);
+	if (have_old)
+		log_note("%s: took over from program id %u without a gap: %d of its maps kept as they are, the rest carried over by name",
+			 li->name, old.prog_id, tk.n_reused);
+	if (!n4 && !n6 && !tk.reused[MAP_ADDR4] && !tk.reused[MAP_ADDR6])
+		log_note("%s: no addresses to answer for: every ping goes to the kernel (add some with --addr)",
+			 li->name);
+	fflush(stdout);
+	if (have_old)
+		attachment_close(&old);
+	return 0;
+fail:
+	load_down(lv, true);
+fail_old:
+	if (have_old)
+		attachment_close(&old);
+	return -1;
+}
+
+void load_down(struct attachment *lv, bool detach)
+{
+	if (detach && lv->attached_here) {
+		LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = lv->prog_fd);
+
+		/* Only our program: if another took its place, leave that one be. */
+		if (bpf_xdp_detach(lv->li.ifindex, mode_flag(lv->xdp_mode), &opts) && lv->prog)
+			xdp_program__detach(lv->prog, lv->li.ifindex, lv->xdp_mode, 0);
+		pins_remove(lv->li.name);
+		lv->attached_here = false;
+	}
+	attachment_close(lv);
+}
