@@ -1,54 +1,71 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A second attach without --force is refused and changes nothing; with
-# --force it replaces the program (new id, fresh counters) and pings are
-# still answered.
+# Attaching where xdpong already is:
+#  - over an xdpong left by `attach` (no owner): a plain attach takes it
+#    over, with or without new options: a new program id, the counters and
+#    the operator's runtime prefixes kept, --addr prefixes made equal to the
+#    new command line, and the old program gone from the kernel;
+#  - over an xdpong a live `xdpong run` owns: refused, naming the run's
+#    pid, --force or not; nothing changes.
 #
 #   ns ping                               ns resp (kernel echo off)
 #  +---------------------+  veth pair  +------------------------------+
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24          |
-#  +---------------------+             | xdpong, attached twice       |
+#  +---------------------+             | xdpong, attached again       |
 #                                      +------------------------------+
 . "$(dirname "$0")/../lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth
 xdpt_kernel_echo_ignore "$NS_RESP" 1
+xdpt_tmpdir
 
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb
-id1=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --addr 192.0.2.0/24
+id=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
+xdpt_ok --ns "$NS_RESP" "$XDPONG" addr "$IF_RESP" add 198.51.100.0/24
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+sent=2
 
-for args in "" "--mode skb" "--addr 192.0.2.1" "--mode auto --latency-sample 0"; do
+for args in "" "--mode skb" "--addr 203.0.113.0/24" "--mode auto --latency-sample 0"; do
+	# shellcheck disable=SC2086 # split on purpose
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" $args
+	xdpt_assert_match "took over from program id $id without a gap" "$XDPT_ERR" "attach $args"
+	new=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
+	xdpt_assert_ne "$id" "$new" "program id after attach $args"
+	bpftool prog show id "$id" >/dev/null 2>&1 && xdpt_fail "old program $id still loaded after attach $args"
+	id=$new
+	xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+	sent=$((sent + 2))
+	xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
+	xdpt_assert_eq "$sent" "$r4" "reply_echo4 carried over through attach $args"
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" addr "$IF_RESP" list --json
+	origins=$(jq -r '[.addresses[] | select(.origin != "iface" and .origin != "broadcast") | "\(.prefix)=\(.origin)"] | sort | join(" ")' <<<"$XDPT_OUT")
+	want="198.51.100.0/24=operator"
+	[[ $args == *--addr* ]] && want="198.51.100.0/24=operator 203.0.113.0/24=config"
+	xdpt_assert_eq "$want" "$origins" "prefixes after attach $args"
+done
+xdpt_log "taken over 4 times; last program id $id"
+
+# A live run owns the interface: attach and run are refused, naming it.
+nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb \
+	>"$XDPT_TMP/run.out" 2>&1 &
+run_pid=$!
+xdpt_wait 10 grep -q "running (pid" "$XDPT_TMP/run.out" ||
+	xdpt_fail "run did not start: $(cat "$XDPT_TMP/run.out")"
+id=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
+for args in "" "--force" "--mode skb --force"; do
 	# shellcheck disable=SC2086 # split on purpose
 	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" $args
-	xdpt_assert_match "xdpong is already attached to $IF_RESP \(program id $id1, skb mode\); use --force to replace it" \
-		"$XDPT_ERR" "attach $args over an attached xdpong"
-	xdpt_assert_eq "$id1" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "program id after the refused attach $args"
+	xdpt_assert_match "$IF_RESP is owned by 'xdpong run' \(pid $run_pid, running since .*; program id $id\)" \
+		"$XDPT_ERR" "attach $args over a live run"
+	xdpt_assert_eq "$id" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "program id after the refused attach $args"
 done
-xdpt_log "$XDPT_ERR"
-
-# Untouched: the same program answers and its counters went on.
-xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
-xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
-xdpt_assert_eq 4 "$r4" "reply_echo4 of the first program"
-
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --force
-id2=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
-xdpt_assert_match '^[1-9][0-9]*$' "$id2" "program id after --force"
-xdpt_assert_ne "$id1" "$id2" "program id after --force"
-xdpt_assert_match "program id $id2" "$XDPT_OUT" "attach --force names the new id"
-xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
-xdpt_assert_eq 0 "$r4" "reply_echo4 of the new program before any ping"
-xdpt_ping_all "$NS_PING" -4 "$RESP4" 3
-xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
-xdpt_stats "$NS_RESP" "$IF_RESP"
-xdpt_get rep replied
-xdpt_assert_eq 6 "$rep" "replied by the new program"
-xdpt_assert_eq "$id2" "$(printf '%s\n' "$XDPT_STATS" | jq .prog_id)" "stats prog_id"
-# The old program is gone from the kernel, not just from the interface.
-bpftool prog show id "$id1" >/dev/null 2>&1 && xdpt_fail "old program $id1 still loaded"
-
-xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb
+xdpt_assert_match "owned by another 'xdpong run' \(pid $run_pid\)" "$XDPT_ERR" "a second run"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
+xdpt_assert_match "owner: +xdpong run, pid $run_pid, running for" "$XDPT_OUT" "status names the owner"
+kill -TERM "$run_pid"
+wait "$run_pid"
+xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "program after run's SIGTERM"
 xdpt_pass

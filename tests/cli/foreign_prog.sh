@@ -37,7 +37,7 @@ for how in xdpgeneric xdpdrv; do
 	xdpt_assert_eq "$fid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "foreign program id after detach"
 	xdpt_log "$XDPT_ERR"
 
-	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
+	xdpt_rc 3 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
 	xdpt_assert_match "xdpong not attached \(XDP program id $fid is\)" "$XDPT_OUT" "status names the foreign program"
 	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP"
 	xdpt_assert_match "$IF_RESP: xdpong is not attached" "$XDPT_ERR" "stats over a foreign program"

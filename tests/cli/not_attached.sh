@@ -17,7 +17,7 @@ xdpt_log "$XDPT_ERR"
 xdpt_rc 1 --ns "$NS" "$XDPONG" stats lo 1 1 --json
 xdpt_assert_match 'lo: xdpong is not attached' "$XDPT_ERR" "stats lo 1 1 --json"
 xdpt_assert_eq '' "$XDPT_OUT" "stats --json prints no JSON when not attached"
-xdpt_rc 1 --ns "$NS" "$XDPONG" status lo
+xdpt_rc 3 --ns "$NS" "$XDPONG" status lo
 xdpt_assert_match '^lo: xdpong not attached$' "$XDPT_OUT" "status lo"
 xdpt_rc 0 --ns "$NS" "$XDPONG" status
 xdpt_assert_match 'not attached to any interface' "$XDPT_OUT" "status"

@@ -18,7 +18,7 @@ xdpt_kernel_echo_ignore "$NS_RESP" 1
 
 for args in "" "--mode auto"; do
 	# shellcheck disable=SC2086 # split on purpose
-	xdpt_ok --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" --force $args
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" $args
 	xdpt_assert_match "$IF_RESP: veth peer $IF_PING has no native XDP program.*using skb mode" \
 		"$XDPT_ERR" "attach $args says it falls back"
 	xdpt_assert_match "attached to $IF_RESP in skb mode" "$XDPT_OUT" "attach $args"
@@ -28,6 +28,6 @@ for args in "" "--mode auto"; do
 	xdpt_ping_all "$NS_PING" -6 "$RESP6" 2
 	xdpt_counter rep "$NS_RESP" "$IF_RESP" replied
 	xdpt_assert_eq 4 "$rep" "replied after attach $args"
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 done
-xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 xdpt_pass

@@ -275,3 +275,51 @@ xdf_veth()
 		ip -n "$4" link set "$5" up ||
 		xdpt_fail "cannot configure the veth pair $2/$5"
 }
+
+#
+# Ping streams through a lifecycle event (tests/faults/lifecycle_*.sh):
+# xdf_streams_start N DST...: one ping per destination from $NS_PING at
+# 1000 requests a second, N requests each, in the background.
+# xdf_streams_check WHAT: wait for them; every request must have had its
+# reply (none lost), and XDF_STREAMS_SENT is the total sent.
+#
+xdf_streams_start()
+{
+	local n=$1 d i=0
+
+	shift
+	XDF_STREAM_PIDS=()
+	XDF_STREAM_DSTS=("$@")
+	for d in "$@"; do
+		timeout -k 5 60 ip netns exec "$NS_PING" ping -n -q -i 0.001 -W 2 -c "$n" "$d" \
+			>"$XDPT_TMP/stream$i" 2>&1 &
+		XDF_STREAM_PIDS+=($!)
+		i=$((i + 1))
+	done
+}
+
+xdf_streams_check()
+{
+	local i=0 d line tx rx
+
+	XDF_STREAMS_SENT=0
+	for d in "${XDF_STREAM_DSTS[@]}"; do
+		wait "${XDF_STREAM_PIDS[$i]}"
+		line=$(grep 'packets transmitted' "$XDPT_TMP/stream$i")
+		tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' <<<"$line")
+		rx=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$line")
+		[ -n "$tx" ] && [ "$tx" -gt 0 ] || xdpt_fail "$1: stream to $d: no ping summary: $(cat "$XDPT_TMP/stream$i")"
+		[ "$rx" = "$tx" ] || xdpt_fail "$1: stream to $d lost $((tx - rx)) of $tx replies"
+		xdpt_log "$1: stream to $d: $rx of $tx answered"
+		XDF_STREAMS_SENT=$((XDF_STREAMS_SENT + tx))
+		i=$((i + 1))
+	done
+}
+
+# xdf_run_pid NS IFACE: the pid of the live `xdpong run` owning IFACE, from
+# `xdpong status --json` (empty if none).
+xdf_owner_pid()
+{
+	xdf_x "$1" status "$2" --json
+	printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].owner.pid // empty' 2>/dev/null
+}

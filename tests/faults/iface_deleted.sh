@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Fault: the interface is deleted while xdpong is attached. Nothing
-# crashes, `xdpong status IFACE` says it is gone and exits 1, the pins are
-# removed (by status, detach or a plain status sweep); `xdpong run` exits 1
-# and removes its pins itself, whichever end of the veth pair is deleted.
+# crashes, `xdpong status IFACE` says it is gone, names the pins left and
+# the command that removes them, and exits 1; status changes nothing
+# (read-only, as status commands are); detach removes the stale pins;
+# `xdpong run` exits 1 and removes its pins itself, whichever end of the
+# veth pair is deleted.
 #
 #   ns ping                               ns resp (kernel echo off)
 #  +---------------------+  veth pair  +-----------------------------+
@@ -31,15 +33,23 @@ attach_and_delete()
 	ip -n "$NS_RESP" link del "$1" || xdpt_fail "cannot delete $1"
 }
 
-xdpt_log "1. attach, delete, status IFACE: says so, exits 1, removes the pins"
+xdpt_log "1. attach, delete, status IFACE: says so, exits 1, leaves the pins"
 attach_and_delete "$IF_RESP" "$RESP4"
 xdf_x_rc 1 "$NS_RESP" status "$IF_RESP"
-xdpt_assert_match "$IF_RESP is gone|deleted" "$XDPT_ERR" "status of the deleted $IF_RESP"
-[ -e "$XDPT_PIN_ROOT/$IF_RESP" ] && xdpt_fail "pins remain after status: $(ls "$XDPT_PIN_ROOT/$IF_RESP")"
-xdf_x_rc 1 "$NS_RESP" status "$IF_RESP"
-xdpt_assert_match "not found" "$XDPT_ERR" "second status of the deleted $IF_RESP"
+xdpt_assert_match "$IF_RESP is gone \(deleted while xdpong was attached\); its pins remain in $XDPT_PIN_ROOT/$IF_RESP: 'xdpong detach $IF_RESP' removes them" \
+	"$XDPT_ERR" "status of the deleted $IF_RESP"
+[ -e "$XDPT_PIN_ROOT/$IF_RESP/stats" ] || xdpt_fail "status removed the pins of $IF_RESP"
 xdf_x_ok "$NS_RESP" status
+xdpt_assert_match "$IF_RESP: gone .*'xdpong detach $IF_RESP' removes them" "$XDPT_OUT" "status without IFACE"
 xdpt_assert_match "not attached to any interface" "$XDPT_OUT" "status without IFACE"
+xdf_x_ok "$NS_RESP" status --json
+xdpt_assert_eq "true" "$(jq --arg i "$IF_RESP" '.stale_pins | index($i) != null' <<<"$XDPT_OUT")" \
+	"stale_pins in status --json"
+[ -e "$XDPT_PIN_ROOT/$IF_RESP/stats" ] || xdpt_fail "status (all) removed the pins of $IF_RESP"
+xdf_x_ok "$NS_RESP" detach "$IF_RESP"
+xdf_assert_state "$NS_RESP" "$IF_RESP" none "after detach of the deleted $IF_RESP"
+xdf_x_rc 1 "$NS_RESP" status "$IF_RESP"
+xdpt_assert_match "not found" "$XDPT_ERR" "status of the deleted $IF_RESP after detach"
 
 xdpt_log "2. attach, delete, detach IFACE: removes the stale pins, exits 0"
 IF_A="xa2$XDPT_ID" IF_B="xb2$XDPT_ID"
@@ -49,12 +59,17 @@ xdf_x_ok "$NS_RESP" detach "$IF_B"
 xdpt_assert_match "$IF_B is gone; removed its 8 stale pins" "$XDPT_OUT" "detach of the deleted $IF_B"
 xdf_assert_state "$NS_RESP" "$IF_B" none "after detach of the deleted $IF_B"
 
-xdpt_log "3. attach, delete, status (all interfaces): sweeps the stale pins"
+xdpt_log "3. attach, delete, attach again under the same name: the stale pins are replaced"
 IF_A="xa3$XDPT_ID" IF_B="xb3$XDPT_ID"
 xdf_veth "$NS_PING" "$IF_A" 10.98.0.1 "$NS_RESP" "$IF_B" 10.98.0.2
 attach_and_delete "$IF_B" 10.98.0.2
-xdf_x_ok "$NS_RESP" status
-xdf_assert_state "$NS_RESP" "$IF_B" none "after a status sweep"
+xdf_veth "$NS_PING" "$IF_A" 10.98.0.1 "$NS_RESP" "$IF_B" 10.98.0.2
+xdf_x_ok "$NS_RESP" attach "$IF_B"
+xdf_assert_state "$NS_RESP" "$IF_B" attached "after attaching the new $IF_B"
+xdpt_ping_all "$NS_PING" -4 10.98.0.2 2
+xdf_x_ok "$NS_RESP" detach "$IF_B"
+xdf_assert_state "$NS_RESP" "$IF_B" none "after detach of the new $IF_B"
+ip -n "$NS_RESP" link del "$IF_B" # the next parts reuse its addresses
 
 # run_and_delete N WHICH: `xdpong run` on a fresh pair, then delete the
 # responder's end (WHICH=resp) or the pinger's end (WHICH=peer).

@@ -124,7 +124,9 @@ S_ATTACH=$(awk '/^sendto\(/ { n++; if (/RTM_SETLINK/) { print n; exit } }' "$TRA
 # Before the load, just before and after the attach, around and at every
 # pin, and the two mkdir() of the pin directories.
 POINTS=("bpf:1" "bpf:$B_ATTACH" "bpf:$((B_ATTACH + 1))" "sendto:$S_ATTACH"
-	"sendto:$((S_ATTACH + 1))" "mkdir:$((N_MKDIR - 1))" "mkdir:$N_MKDIR")
+	"mkdir:$((N_MKDIR - 1))" "mkdir:$N_MKDIR")
+# The netlink call after the attach, if the attach makes one.
+[ "$N_SEND" -gt "$S_ATTACH" ] && POINTS+=("sendto:$((S_ATTACH + 1))")
 FIRST_PIN=${PIN_IDX%%$'\n'*}
 POINTS+=("bpf:$((FIRST_PIN - 1))")
 for i in $PIN_IDX; do

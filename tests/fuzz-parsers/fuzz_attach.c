@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the command line of `xdpong attach` and `xdpong run`
- * (loader/attach.c parse_attach), and through it the static parse_rate
- * of --rate-limit and --global-limit.
+ * (loader/opts.c opts_parse, driven by the option table), and through it
+ * the static parse_rate of --rate-limit and --global-limit.
  *
  * Byte 0 picks the mode:
  *  bit 0 clear: the rest, cut at its first NUL, is the value of
@@ -15,7 +15,7 @@
  *    Invariants when accepted: the interface is one of the arguments,
  *    every --addr is a masked prefix, the numbers lie in their ranges,
  *    run-only options stay unset for attach.
- * `--help` exits through fuzz_exit (see fuzz.h) and is simply skipped.
+ * `--help` returns OPTS_HELP; the parser never exits (fuzz_exit traps it).
  */
 #include <arpa/inet.h>
 #include <stdbool.h>
@@ -55,16 +55,20 @@ static bool ref_rate(const char *t, unsigned long long *pps, unsigned long long 
 	       ref_decimal(colon + 1, strlen(colon + 1), burst);
 }
 
-/* parse_attach with `--help` turned into a return; 0, -1, or 1 for exit. */
-static int guarded_parse(int argc, char **argv, struct attach_opts *o, bool run)
+/* opts_parse of attach or run: 0 accepted, -1 refused, 1 for --help. */
+static int guarded_parse(int argc, char **argv, struct opts *o, bool run)
 {
 	volatile int ret = 1;
 
 	fuzz_getopt_reset();
 	verbose = 0; /* -v counts up; keep it from growing run after run */
 	fuzz_exit_armed = 1;
-	if (!setjmp(fuzz_exit_jmp))
-		ret = parse_attach(argc, argv, o, run) ? -1 : 0;
+	if (!setjmp(fuzz_exit_jmp)) {
+		ret = opts_parse(run ? &cmd_run : &cmd_attach, argc, argv, o);
+		ret = ret == OPTS_HELP ? 1 : ret ? -1 : 0;
+	} else {
+		FUZZ_CHECK(0, "the parser called exit()");
+	}
 	fuzz_exit_armed = 0;
 	return ret;
 }
@@ -77,11 +81,11 @@ static void check_rate(const uint8_t *data, size_t size)
 	char ifname[] = "eth0";
 	char *argv[] = { arg0, global ? opt_g : opt, value, ifname, NULL };
 	unsigned long long pps = 0, burst = 0;
-	struct attach_opts o;
+	struct opts o;
 	bool ref = ref_rate(value, &pps, &burst);
 	int ret = guarded_parse(4, argv, &o, false);
 
-	FUZZ_CHECK(ret != 1, "%s \"%s\" exited", argv[1], value);
+	FUZZ_CHECK(ret != 1, "%s \"%s\" printed help", argv[1], value);
 	FUZZ_CHECK((ret == 0) == ref, "%s \"%s\" %s, the reference %s", argv[1],
 		   value, ret ? "refused" : "accepted", ref ? "accepts" : "refuses");
 	if (!ret) {
@@ -94,7 +98,8 @@ static void check_rate(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!(global ? o.rate_pps || o.rate_burst :
 				      o.global_pps || o.global_burst),
 			   "%s \"%s\" also set the other limit", argv[1], value);
-		FUZZ_CHECK(o.ifname == ifname, "interface is not the last argument");
+		FUZZ_CHECK(o.n_args == 1 && o.args[0] == ifname,
+			   "interface is not the last argument");
 	}
 	free(value);
 }
@@ -103,7 +108,7 @@ static void check_argv(const uint8_t *data, size_t size)
 {
 	bool run = data[0] & 2;
 	char *args[MAX_ARGS + 2], *orig[MAX_ARGS + 2];
-	struct attach_opts o;
+	struct opts o;
 	int argc = 0, ret;
 	size_t pos = 1;
 
@@ -122,9 +127,11 @@ static void check_argv(const uint8_t *data, size_t size)
 		bool found = false;
 
 		for (int i = 0; i < argc; i++)
-			found |= o.ifname == orig[i];
-		FUZZ_CHECK(found, "the interface is not one of the arguments");
-		FUZZ_CHECK(o.n_addrs >= 0 && o.n_addrs <= ATTACH_MAX_ADDRS,
+			found |= o.args[0] == orig[i];
+		FUZZ_CHECK(o.n_args == 1 && found, "the interface is not one of the arguments");
+		FUZZ_CHECK(*o.args[0] && strlen(o.args[0]) < IF_NAMESIZE,
+			   "interface name '%s' accepted", o.args[0]);
+		FUZZ_CHECK(o.n_addrs >= 0 && o.n_addrs <= OPTS_MAX_ADDRS,
 			   "%d addresses", o.n_addrs);
 		for (int i = 0; i < o.n_addrs; i++) {
 			struct prefix m = o.addrs[i];
@@ -145,8 +152,8 @@ static void check_argv(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!o.global_pps == !o.global_burst && o.global_pps <= RATE_MAX &&
 			   o.global_burst <= RATE_MAX, "global %llu:%llu", o.global_pps,
 			   o.global_burst);
-		FUZZ_CHECK(o.mode == XDP_MODE_UNSPEC || o.mode == XDP_MODE_NATIVE ||
-			   o.mode == XDP_MODE_SKB, "mode %d", o.mode);
+		FUZZ_CHECK(o.mode == MODE_AUTO || o.mode == MODE_NATIVE ||
+			   o.mode == MODE_SKB, "mode %d", o.mode);
 		if (run)
 			FUZZ_CHECK(o.interval == 0 ||
 				   (o.interval >= 0.01 && o.interval <= 86400),

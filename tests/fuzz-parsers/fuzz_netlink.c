@@ -4,7 +4,7 @@
  * static, so their files are included here (nothing in them is edited):
  *   loader/netlink.c link_cb  (RTM_NEWLINK -> struct link_info)
  *   loader/netlink.c addr_cb  (RTM_NEWADDR -> the address callback)
- *   loader/run.c monitor_read (the events `xdpong run` follows)
+ *   loader/netlink.c monitor_read (the events `xdpong run` follows)
  *
  * Input: byte 0 picks the parser (mod 3), byte 1 is the ifindex the loader
  * is interested in, the rest is a buffer of netlink messages as recv()
@@ -27,7 +27,7 @@
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Weverything"
 #include "../../loader/netlink.c"
-#include "../../loader/run.c"
+
 #pragma clang diagnostic pop
 
 static int raw_mode = -1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `--addr PREFIX`: xdpong answers for an operator prefix that is not
+# `--addr PREFIX`: xdpong answers for a configured prefix that is not
 # configured on the interface (anycast style), and only inside it.
 #
 #   ns ping                                   ns resp (kernel echo off)
@@ -29,7 +29,7 @@ xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 status=$XDPT_OUT
 for p in 192.0.2.64/26 2001:db8:77::/64; do
 	o=$(printf '%s\n' "$status" | jq -r --arg p "$p" '.interfaces[0].addresses[] | select(.prefix == $p) | .origin')
-	xdpt_assert_eq operator "$o" "status origin of $p"
+	xdpt_assert_eq config "$o" "status origin of $p"
 done
 o=$(printf '%s\n' "$status" | jq -r --arg p "$RESP4/32" '.interfaces[0].addresses[] | select(.prefix == $p) | .origin')
 xdpt_assert_eq iface "$o" "status origin of $RESP4/32"
@@ -59,14 +59,17 @@ xdpt_assert_eq $((nl0 + 4)) "$nl" "pass_dst_not_local after 4 pings outside the 
 xdpt_assert_consistent
 
 xdpt_log "--no-iface-addrs: only the prefixes"
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --force --no-iface-addrs --addr 192.0.2.64/26
+# A takeover: the configured prefixes and the interface's become the new
+# command line's; the counters go on.
+xdpt_get r4_0 reply_echo4
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --no-iface-addrs --addr 192.0.2.64/26
 xdpt_assert_match 'answering for 1 IPv4 and 0 IPv6 prefixes' "$XDPT_OUT" "attach with --no-iface-addrs"
 xdpt_ping_all "$NS_PING" -4 192.0.2.77 2
 xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 xdpt_stats "$NS_RESP" "$IF_RESP"
 xdpt_get r4 reply_echo4
 xdpt_get nl pass_dst_not_local
-xdpt_assert_eq 2 "$r4" "reply_echo4: only 192.0.2.77"
+xdpt_assert_eq $((r4_0 + 2)) "$r4" "reply_echo4: only 192.0.2.77"
 xdpt_assert_ge 2 "$nl" "pass_dst_not_local for the interface's own address"
 
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"

@@ -50,7 +50,8 @@ xdpt_assert_eq 3 "$r4" "reply_echo4 in xdpong stats --json in the same shell"
 
 xdpt_log "2. the same program's pins through nsenter --net (this host's bpffs)"
 NSENTER=(nsenter "--net=/run/netns/$NS_RESP")
-xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" --mode skb --force --latency-sample 1
+xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" --mode skb --latency-sample 1
 xdpt_log "$XDPT_OUT"
 [ -e "$PINS/stats" ] || xdpt_fail "no pin at $PINS/stats after attach through nsenter"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 4

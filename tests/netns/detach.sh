@@ -38,7 +38,7 @@ xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "XDP program id on
 xdpt_assert_no_match "$XDP_IN_LINK" "$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")" \
 	"ip -d link after detach"
 [ -e "$PINS" ] && xdpt_fail "pins remain after detach: $(ls "$PINS")"
-xdpt_rc 1 "${NSENTER[@]}" "$XDPONG" status "$IF_RESP"
+xdpt_rc 3 "${NSENTER[@]}" "$XDPONG" status "$IF_RESP"
 xdpt_assert_match 'xdpong not attached' "$XDPT_OUT" "status after detach"
 
 xdpt_log "kernel echo still off: no answers"

@@ -39,12 +39,20 @@ xdpt_assert_eq "$COUNT" "$r4" "reply_echo4 after $COUNT IPv4 pings"
 xdpt_assert_eq "$COUNT" "$r6" "reply_echo6 after $COUNT IPv6 pings"
 xdpt_assert_consistent
 
-# auto mode picks native when the peer has XDP.
-xdpt_attach "$NS_RESP" "$IF_RESP" --force
+# auto mode picks native when the peer has XDP (after a detach: a takeover
+# keeps the mode it finds).
+xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+xdpt_attach "$NS_RESP" "$IF_RESP"
 xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" "auto mode with an XDP peer"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
-xdpt_assert_eq 2 "$r4" "reply_echo4 of the replacing program"
+xdpt_assert_eq 2 "$r4" "reply_echo4 of the new program"
+# A plain attach over it takes over in native mode and keeps the count.
+xdpt_attach "$NS_RESP" "$IF_RESP"
+xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" "takeover in native mode"
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
+xdpt_assert_eq 4 "$r4" "reply_echo4 carried over by the takeover"
 
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 xdpt_pass

@@ -18,9 +18,9 @@ xdpt_topo_veth
 
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status
 xdpt_assert_match 'not attached to any interface' "$XDPT_OUT" "status before attach"
-xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
+xdpt_rc 3 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
 xdpt_assert_match "$IF_RESP: xdpong not attached" "$XDPT_OUT" "status IFACE before attach"
-xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+xdpt_rc 3 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 xdpt_assert_eq false "$(printf '%s\n' "$XDPT_OUT" | jq '.interfaces[0].attached')" "JSON attached before attach"
 
 # check_status MODE BPFTOOL_MODE: status agrees with the kernel.

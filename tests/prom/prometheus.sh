@@ -83,7 +83,7 @@ for reason in $(printf '%s\n' "$XDPT_STATS" | jq -r '.reasons | keys[]'); do
 	drop_*) result=dropped ;;
 	esac
 	xdpt_get want "$reason"
-	got=$(value xdpong_packets_total "iface=$IF_RESP,reason=$reason,result=$result")
+	got=$(value xdpong_packets_total "device=$IF_RESP,reason=$reason,result=$result")
 	[ -n "$got" ] || xdpt_fail "no xdpong_packets_total series for $reason/$result"
 	xdpt_assert_eq "$want.0" "$got" "xdpong_packets_total $reason"
 	total=$((total + want))
@@ -95,7 +95,7 @@ xdpt_assert_eq 5 "$r4" "reply_echo4 after 5 pings"
 
 # Histogram: le ascending, counts cumulative, +Inf = _count = replies
 # (every reply is timed: --latency-sample 1 at attach).
-buckets=$(printf '%s\n' "$PARSED" | sed -n "s/^xdpong_service_time_seconds_bucket{iface=$IF_RESP,le=\([^}]*\)} \(.*\)/\1 \2/p")
+buckets=$(printf '%s\n' "$PARSED" | sed -n "s/^xdpong_service_time_seconds_bucket{device=$IF_RESP,le=\([^}]*\)} \(.*\)/\1 \2/p")
 xdpt_assert_ge 2 "$(printf '%s\n' "$buckets" | grep -c .)" "histogram buckets"
 printf '%s\n' "$buckets" | awk '
 	$1 == "+Inf" { inf = 1; if ($2 < prev) exit 1; next }
@@ -103,8 +103,8 @@ printf '%s\n' "$buckets" | awk '
 	END { if (!inf) exit 1 }' ||
 	xdpt_fail "histogram buckets not ascending and cumulative, ending in +Inf: $buckets"
 inf=$(printf '%s\n' "$buckets" | awk '$1 == "+Inf" { print $2 }')
-count=$(value xdpong_service_time_seconds_count "iface=$IF_RESP")
-sum=$(value xdpong_service_time_seconds_sum "iface=$IF_RESP")
+count=$(value xdpong_service_time_seconds_count "device=$IF_RESP")
+sum=$(value xdpong_service_time_seconds_sum "device=$IF_RESP")
 xdpt_get rep replied
 xdpt_assert_eq "$rep.0" "$inf" "+Inf bucket vs replies"
 xdpt_assert_eq "$inf" "$count" "_count vs +Inf bucket"
@@ -116,13 +116,13 @@ awk -v s="$sum" -v ns="$lat_sum" 'BEGIN { d = s * 1e9 - ns; exit !(d < 1 && d > 
 
 prog_id=$(printf '%s\n' "$XDPT_STATS" | jq -r .prog_id)
 info=$(printf '%s\n' "$PARSED" | grep '^xdpong_info{')
-xdpt_assert_match "framing=ethernet,iface=$IF_RESP,mode=skb,prog_id=$prog_id,version=[0-9.]+} 1.0$" \
+xdpt_assert_match "device=$IF_RESP,framing=ethernet,mode=skb,prog_id=$prog_id,version=[0-9.]+} 1.0$" \
 	"$info" "xdpong_info labels"
-xdpt_assert_eq 1000.0 "$(value xdpong_rate_limit_replies_per_second "iface=$IF_RESP,scope=global")" \
+xdpt_assert_eq 1000.0 "$(value xdpong_rate_limit_replies_per_second "device=$IF_RESP,scope=global")" \
 	"global limit gauge"
-xdpt_assert_eq 500.0 "$(value xdpong_rate_limit_replies_per_second "iface=$IF_RESP,scope=source")" \
+xdpt_assert_eq 500.0 "$(value xdpong_rate_limit_replies_per_second "device=$IF_RESP,scope=source")" \
 	"per-source limit gauge"
-xdpt_assert_eq 1.0 "$(value xdpong_answered_prefixes "family=ipv4,iface=$IF_RESP")" \
+xdpt_assert_eq 1.0 "$(value xdpong_answered_prefixes "device=$IF_RESP,family=ipv4")" \
 	"IPv4 prefixes answered for"
 
 xdpt_log "a label value with a quote and a backslash"
@@ -137,9 +137,9 @@ xdpt_assert_eq 0.0 "$(printf '%s\n' "$XDPT_OUT" | sed -n 's/^xdpong_rate_limit_r
 xdpt_track_pins "$odd"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$odd" --prometheus
 printf '%s\n' "$XDPT_OUT" >"$XDPT_TMP/odd.prom"
-xdpt_assert_match "iface=\"xq\\\\\"\\\\\\\\$XDPT_ID\"" "$XDPT_OUT" "escaped label in the text"
+xdpt_assert_match "device=\"xq\\\\\"\\\\\\\\$XDPT_ID\"" "$XDPT_OUT" "escaped label in the text"
 validate "$XDPT_TMP/odd.prom"
-xdpt_assert_match "^xdpong_info\{framing=ethernet,iface=$(printf '%s' "$odd" | sed 's/[\\"]/\\&/g'),mode=skb," \
+xdpt_assert_match "^xdpong_info\{device=$(printf '%s' "$odd" | sed 's/[\\"]/\\&/g'),framing=ethernet,mode=skb," \
 	"$PARSED" "interface name after parsing"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$odd"
 

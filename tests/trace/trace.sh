@@ -65,6 +65,13 @@ for dst in "$RESP4" "$RESP6" "$NOT_LOCAL4"; do
 	ip -n "$NS_PING" neigh replace "$dst" lladdr "$mac" dev "$IF_PING" nud permanent ||
 		xdpt_fail "cannot add a static neighbour for $dst"
 done
+# And the other way: no neighbour probes from the responder, whose answers
+# (ICMPv6 neighbour advertisements) would take the place of a traced echo.
+mac=$(ip -n "$NS_PING" -j link show dev "$IF_PING" | jq -r '.[0].address')
+for dst in "$PING4" "$PING6"; do
+	ip -n "$NS_RESP" neigh replace "$dst" lladdr "$mac" dev "$IF_RESP" nud permanent ||
+		xdpt_fail "cannot add a static neighbour for $dst"
+done
 
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --latency-sample 1
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json

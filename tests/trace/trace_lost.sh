@@ -67,6 +67,6 @@ xdpt_assert_match "xdpong: $IF_RESP: $events packets traced, $lost events lost" 
 
 # The same loss, as the program counted it (.bss trace_lost).
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
-xdpt_assert_match "^xdpong_trace_lost_events_total\{iface=\"$IF_RESP\"\} $lost\$" \
+xdpt_assert_match "^xdpong_trace_lost_events_total\{device=\"$IF_RESP\"\} $lost\$" \
 	"$XDPT_OUT" "trace_lost in the Prometheus output"
 xdpt_pass

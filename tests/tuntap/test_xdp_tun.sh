@@ -39,7 +39,7 @@ setup()
 		xdpt_rc 1 "$XDPONG" attach "$dev" --mode native
 		xdpt_assert_match 'native mode.*try --mode skb' "$XDPT_ERR" \
 			"native attach on a TUN: the error suggests skb"
-		xdpt_rc 1 "$XDPONG" status "$dev"
+		xdpt_rc 3 "$XDPONG" status "$dev"
 		xdpt_assert_match 'not attached' "$XDPT_OUT" \
 			"after the failed native attach, nothing is attached"
 		xdpt_ok "$XDPONG" attach "$dev"

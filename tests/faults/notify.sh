@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The systemd notify protocol of `xdpong run` (Type=notify, WatchdogSec=),
+# against a stand-in for systemd: a datagram socket at $NOTIFY_SOCKET that
+# records every message, and at READY=1 pings the responder at once (the
+# kernel's echo is off: only the attached program can answer). Checked:
+#  - READY=1 comes, with MAINPID, and the program answers at that moment;
+#  - STATUS= lines say what it does;
+#  - with WATCHDOG_USEC set, WATCHDOG=1 comes at least every half period
+#    while the program is attached, and stops once it is detached behind
+#    run's back (so systemd would restart the service);
+#  - SIGTERM sends STOPPING=1.
+# (PID 1 is not systemd here: the unit itself is checked by tests/install.)
+#
+#   ns ping                               ns resp (kernel echo off)
+#  +---------------------+  veth pair  +------------------------------+
+#  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24          |
+#  +---------------------+             | NOTIFY_SOCKET=... xdpong run |
+#                                      +------------------------------+
+. "$(dirname "$0")/common.bash"
+
+xdf_require
+xdpt_topo_veth
+xdpt_kernel_echo_ignore "$NS_RESP" 1
+xdpt_tmpdir
+xdpt_track_pins "$IF_RESP"
+SOCK=$XDPT_TMP/notify.sock
+LOG=$XDPT_TMP/notify.log
+
+# The stand-in: one line per message, "<seconds> <message, newlines as |>";
+# at READY=1 it logs whether a ping was answered right then.
+/usr/bin/python3 - "$SOCK" "$LOG" "$NS_PING" "$RESP4" <<'PY' &
+import socket, subprocess, sys, time
+path, log, ns, dst = sys.argv[1:5]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(30)
+with open(log, "w", buffering=1) as f:
+    f.write("listening\n")
+    try:
+        while True:
+            msg = s.recv(4096).decode()
+            f.write("%.3f %s\n" % (time.monotonic(), msg.replace("\n", "|")))
+            if "READY=1" in msg.split("\n"):
+                rc = subprocess.call(["ip", "netns", "exec", ns, "ping", "-c", "1", "-W", "1", dst],
+                                     stdout=subprocess.DEVNULL)
+                f.write("%.3f ping-at-ready rc=%d\n" % (time.monotonic(), rc))
+            if "STOPPING=1" in msg.split("\n"):
+                break
+    except socket.timeout:
+        f.write("timeout\n")
+PY
+LISTENER=$!
+xdpt_wait 5 grep -q listening "$LOG" || xdpt_fail "the notify stand-in did not start"
+
+NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=400000 \
+	nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb --interval 0.2 \
+	>"$XDPT_TMP/run.out" 2>&1 &
+RUN=$!
+xdpt_wait 10 grep -q 'ping-at-ready' "$LOG" || xdpt_fail "no READY=1: $(cat "$LOG" "$XDPT_TMP/run.out")"
+xdpt_assert_match "READY=1\|MAINPID=$RUN" "$(cat "$LOG")" "READY=1 with MAINPID"
+xdpt_assert_match "ping-at-ready rc=0" "$(cat "$LOG")" "the program answers when READY=1 is sent"
+sleep 1.5
+xdpt_assert_match "STATUS=answering on $IF_RESP \(program id [0-9]+, skb mode\): [0-9]+ replied" \
+	"$(cat "$LOG")" "STATUS line"
+# Pets at least every 0.2 s (half of 0.4 s), in the 1.5 s just passed.
+pets=$(grep -c ' WATCHDOG=1$' "$LOG")
+xdpt_assert_ge 5 "$pets" "WATCHDOG=1 messages in 1.5 s"
+
+# Detached behind run's back: the pets stop.
+ip -n "$NS_RESP" link set dev "$IF_RESP" xdpgeneric off
+sleep 0.5
+before=$(grep -c ' WATCHDOG=1$' "$LOG")
+sleep 1
+after=$(grep -c ' WATCHDOG=1$' "$LOG")
+xdpt_assert_eq "$before" "$after" "WATCHDOG=1 after the program was detached"
+xdpt_assert_match "no longer attached" "$(cat "$XDPT_TMP/run.out")" "run says why"
+
+kill -TERM "$RUN"
+xdf_wait_exit "$RUN" 5 || xdpt_fail "run did not stop on SIGTERM"
+wait "$LISTENER"
+xdpt_assert_match "STOPPING=1" "$(cat "$LOG")" "STOPPING=1 on SIGTERM"
+xdpt_log "$(grep -c . "$LOG") notify lines, $pets pets in 1.5 s"
+xdf_pass
