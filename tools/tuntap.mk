@@ -5,7 +5,8 @@
 # pattern rules apply to them.
 
 TUNTAP_CFLAGS := -Itools -Itests/lib
-TUNTAP_HDRS := tools/userpong.h tests/lib/packet.h include/xdpong.h
+TUNTAP_HDRS := tools/userpong.h tools/reply_check.h tests/lib/packet.h \
+	include/xdpong.h
 # tests/lib's objects come from tests/tests.mk.
 TUNTAP_LIB := $(BUILD)/tuntap/userpong.o $(BUILD)/tests/packet.o
 
@@ -21,10 +22,13 @@ $(BUILD)/tuntap/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TUNTAP_HDRS) tests/l
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
 
+# tun-helper and pong-hex share the reply check.
+$(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex: $(BUILD)/tuntap/reply_check.o
+
 $(BUILD)/tools/tun-stack $(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex: \
 		$(BUILD)/tools/%: $(BUILD)/tuntap/%.o $(TUNTAP_LIB) | $(BUILD)/tools
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(TUNTAP_LDLIBS) -o $@
 
 $(BUILD)/tests/tuntap_echo: $(BUILD)/tuntap/tuntap_echo.o $(TUNTAP_LIB) \
 		$(BUILD)/tests/xdpong_fixture.o | $(BUILD)/tests
