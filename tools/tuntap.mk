@@ -5,7 +5,7 @@
 # pattern rules apply to them.
 
 TUNTAP_CFLAGS := -Itools -Itests/lib
-TUNTAP_HDRS := tools/userpong.h tools/reply_check.h tests/lib/packet.h \
+TUNTAP_HDRS := tools/userpong.h tools/reply_check.h tools/tun_report.h tests/lib/packet.h \
 	include/xdpong.h
 # tests/lib's objects come from tests/tests.mk.
 TUNTAP_LIB := $(BUILD)/tuntap/userpong.o $(BUILD)/tests/packet.o
@@ -22,8 +22,10 @@ $(BUILD)/tuntap/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TUNTAP_HDRS) tests/l
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TUNTAP_CFLAGS) -c $< -o $@
 
-# tun-helper and pong-hex share the reply check.
+# tun-helper and pong-hex share the reply check; tun-helper's report is JSON.
 $(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex: $(BUILD)/tuntap/reply_check.o
+$(BUILD)/tools/tun-helper: $(BUILD)/tuntap/tun_report.o
+$(BUILD)/tools/tun-helper: TUNTAP_LDLIBS := -ljson-c
 
 $(BUILD)/tools/tun-stack $(BUILD)/tools/tun-helper $(BUILD)/tools/pong-hex: \
 		$(BUILD)/tools/%: $(BUILD)/tuntap/%.o $(TUNTAP_LIB) | $(BUILD)/tools
