@@ -137,7 +137,7 @@ static bool command_waiting(const struct helper *h)
  * The helper must not hold resp open between answers (the reader would
  * never see an end), and a writer's open either blocks until a reader comes
  * (forever if none does) or, with O_NONBLOCK, fails with ENXIO at once.
- * Linux tells a writer of no reader arriving, so: a blocking open, ended
+ * Linux gives a writer no event when a reader arrives, so: a blocking open, ended
  * every 50 ms by an interval timer (repeating, so a tick that fires just
  * before open() is followed by another) to look at the clock and at cmd.
  * A reader that is already waiting is found by the first, non-blocking try.
@@ -153,16 +153,17 @@ static int resp_open(struct helper *h)
 	struct itimerval tick = { { 0, 50000 }, { 0, 50000 } }, off = { 0 };
 	struct timespec start, now;
 	int fd = h->carry_fd, e;
+	struct stat st;
 
 	h->carry_fd = -1;
 	if (fd >= 0)
 		return fd;
-	fd = open(h->resp_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	fd = open(h->resp_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0 && errno == ENXIO) {
 		clock_gettime(CLOCK_MONOTONIC, &start);
 		setitimer(ITIMER_REAL, &tick, NULL);
 		for (;;) {
-			fd = open(h->resp_path, O_WRONLY | O_CLOEXEC);
+			fd = open(h->resp_path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd >= 0 || errno != EINTR)
 				break;
 			clock_gettime(CLOCK_MONOTONIC, &now);
@@ -180,6 +181,13 @@ static int resp_open(struct helper *h)
 		if (errno != ENXIO)
 			fprintf(stderr, "tun-helper: cannot open %s: %s\n", h->resp_path,
 				strerror(errno));
+		h->unread++;
+		return -1;
+	}
+	/* Someone may have put a plain file there: answers go to a FIFO only. */
+	if (fstat(fd, &st) || !S_ISFIFO(st.st_mode)) {
+		fprintf(stderr, "tun-helper: %s is no longer a FIFO\n", h->resp_path);
+		close(fd);
 		h->unread++;
 		return -1;
 	}
@@ -266,7 +274,7 @@ static void do_read(struct helper *h)
 	do {
 		r = poll(p, 2, h->timeout_ms);
 	} while (r < 0 && errno == EINTR && !stop);
-	if (r > 0 && !(p[0].revents & POLLIN)) {
+	if (r > 0 && (p[1].revents & (POLLERR | POLLHUP))) {
 		h->unread++;
 		fprintf(stderr, "tun-helper: the reader of READ's answer left; no packet taken\n");
 		close(fd);

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2154 # the P_* variables come from pkt_info's eval
 #
 # The seed runbook (ping-respond.md), verbatim: its two commands against
 # tools/tun-helper on the original's FIFOs and topology, a wrong reply
