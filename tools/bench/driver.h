@@ -49,7 +49,7 @@ void sort_doubles(double *v, size_t n);
 #define IP4_TUN_PEER "198.18.1.2"
 #define IP4_TUN_NET "198.18.1.0/24"
 
-/* Build an Ethernet frame into buf with tests/lib's pkt_build(); return its length, or -1. */
+/* Build an Ethernet frame into buf with lib/'s pkt_build(); return its length, or -1. */
 int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq);
 int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq);
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len);

@@ -9,8 +9,8 @@
  * from it. Multi-byte values in the API are in host order unless the
  * name says otherwise; addresses and MACs are byte arrays as on the wire.
  */
-#ifndef XDPONG_TESTS_PACKET_H
-#define XDPONG_TESTS_PACKET_H
+#ifndef XDPONG_LIB_PACKET_H
+#define XDPONG_LIB_PACKET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -241,4 +241,4 @@ void pkt_hexline(FILE *f, const uint8_t *buf, size_t len);
 size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got,
 		   size_t got_len, const uint8_t *want, size_t want_len);
 
-#endif /* XDPONG_TESTS_PACKET_H */
+#endif /* XDPONG_LIB_PACKET_H */

@@ -2,7 +2,7 @@
 /*
  * xdpong's echo rules in user space, for tools/tun-stack and tools/pong-hex,
  * plus the small TUN, netlink and hex helpers tun-stack, tun-helper and the
- * TUN/TAP tests share. Checksums come from tests/lib/packet.h (one helper).
+ * TUN/TAP tests share. Checksums come from lib/packet.h (one helper).
  *
  * Packets here are in IP framing, as a TUN with IFF_NO_PI hands them over:
  * byte 0 is the IP header.
