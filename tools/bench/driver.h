@@ -3,7 +3,6 @@
 #ifndef XDPONG_BENCH_DRIVER_H
 #define XDPONG_BENCH_DRIVER_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -11,16 +10,6 @@
 #include "bench.h"
 
 #define TRIALS_MAX 9
-
-/* Set by SIGINT/SIGTERM: every loop checks it and unwinds to teardown. */
-extern volatile sig_atomic_t bench_stop;
-extern int bench_verbose;
-
-/* Progress and errors go to stderr; stdout holds the table or the JSON. */
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-double now_s(void);
 
 /* ---- stats.c: one figure over trials ---- */
 struct series {
@@ -114,7 +103,6 @@ struct bench_env {
 
 int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int enter_ns(int nsfd);
 int net_setup(struct bench_env *env);
 void net_teardown(struct bench_env *env);
 int responder_attach(struct bench_env *env, const struct responder *r);
@@ -124,7 +112,6 @@ int layout_apply(struct bench_env *env, enum layout layout);
 /* xdpong's own "replied" counter, through `xdpong stats --json`. */
 int xdpong_replied(struct bench_env *env, unsigned long long *replied);
 int xdpong_latency_default(struct bench_env *env);
-int pin_self_cpu(int cpu);
 
 /* ---- rate.c: answered rate with the live-frames generator ---- */
 struct rate_trial {

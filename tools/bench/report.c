@@ -6,6 +6,27 @@
 #include <string.h>
 #include <unistd.h>
 #include "report.h"
+#include "util.h"
+
+/* The configurations compared, in table order. */
+const struct responder responders[NRESP] = {
+	[R_KERNEL] = { "kernel", RESP_KERNEL, false, 0, true, true, true },
+	[R_XDPONG_SKB] = { "xdpong-skb", RESP_XDPONG, false, LAT_LOADER_DEFAULT,
+			   true, true, true },
+	[R_XDPONG_NATIVE] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT,
+			      true, true, true },
+	[R_BARE_SKB] = { "bare-skb", RESP_BARE, false, 0, true, false, true },
+	[R_BARE_NATIVE] = { "bare-native", RESP_BARE, true, 0, true, true, true },
+	/* Observability: the same program with the latency histogram off,
+	 * sampled 1 in N, and timing every reply. */
+	[R_XDPONG_LAT_OFF] = { "xdpong-native-lat-off", RESP_XDPONG, true, 0,
+			       true, false, false },
+	[R_XDPONG_LAT_SAMPLED] = { "xdpong-native-lat-1-in-n", RESP_XDPONG, true,
+				   LAT_BENCH_N, true, false, false },
+	[R_XDPONG_LAT_EVERY] = { "xdpong-native-lat-every", RESP_XDPONG, true, 1,
+				 true, false, false },
+	[R_TUN_STACK] = { "tun-stack", RESP_TUN_STACK, false, 0, false, true, true },
+};
 
 static const char *const rtt_name[RTT_N] = { "p50", "p90", "p99", "max" };
 
