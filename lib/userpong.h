@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * xdpong's echo rules in user space, for tools/tun-stack and tools/pong-hex,
- * plus the small TUN, netlink and hex helpers tun-stack, tun-helper and the
- * TUN/TAP tests share. Checksums come from lib/packet.h (one helper).
+ * and for tests/tuntap, which checks them against the XDP program.
+ * Checksums come from lib/packet.h (one helper).
  *
  * Packets here are in IP framing, as a TUN with IFF_NO_PI hands them over:
  * byte 0 is the IP header.
@@ -13,8 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <net/if.h>
 #include <linux/types.h>
 #include "xdpong.h"
 #include "packet.h"
@@ -69,52 +67,6 @@ static inline bool up_is_reply(enum xdpong_reason r)
  * (RFC 1071: all-zero data checksums to ~0): the caller decides that.
  */
 uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new);
-
-/*
- * Hex text to bytes: whitespace between tokens, a "0x" before a token and
- * tokens ending in ':' (tcpdump -x offsets such as "0x0010:") are allowed;
- * every token must hold whole bytes. Returns the byte count, or -1 with a
- * message in why (e.g. "odd number of hex digits in '450'").
- */
-long up_hex_parse(const char *text, uint8_t *buf, size_t cap, char *why,
-		  size_t why_len);
-
-/* bytes as lowercase hex digits, no spaces, no newline */
-void up_hex_write(FILE *f, const uint8_t *buf, size_t len);
-
-/*
- * Open /dev/net/tun and create, or attach to, the device name (NULL or ""
- * lets the kernel pick) as a TUN (tap false: IFF_TUN) or TAP, IFF_NO_PI.
- * The chosen name goes to actual (IFNAMSIZ bytes) if not NULL. Returns the
- * fd, or -errno.
- */
-int up_tun_open(const char *name, bool tap, char *actual);
-
-/* Set IFF_UP on ifname. 0 or -errno. */
-int up_link_up(const char *ifname);
-
-/* Add addr/len to ifindex (RTM_NEWADDR; IPv6 without DAD). 0 or -errno. */
-int up_addr_add(int ifindex, const struct pkt_prefix *p);
-
-/*
- * The destinations a user-space stack behind the TUN ifindex stands for:
- * for each address, its peer prefix (ip addr add A peer B/LEN: B/LEN) or
- * on-link prefix (A/LEN) as XDPONG_ADDR_IFACE, A itself as
- * UP_ADDR_NOT_OURS (packets to A stay in the kernel), a broadcast address
- * as XDPONG_ADDR_BROADCAST. At most cap entries into out. 0 or -errno.
- */
-int up_tun_addrs(int ifindex, struct up_addr *out, size_t *n, size_t cap);
-
-/*
- * A netlink socket subscribed to address changes, non-blocking: poll it,
- * or call up_addr_changed() to learn whether anything changed since.
- */
-int up_addr_watch_open(void);
-/* Drain the watch socket; true if any address change (or overflow) was queued. */
-bool up_addr_changed(int fd);
-
-/* "192.0.2.0/24" into buf (64 bytes is enough). */
-const char *up_prefix_str(const struct pkt_prefix *p, char *buf, size_t size);
 
 /* "iface", "operator", "broadcast", "not ours" */
 const char *up_origin_name(uint32_t origin);

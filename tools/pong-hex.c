@@ -7,10 +7,12 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "hex.h"
 #include "userpong.h"
 
 #define PKT_MAX 65535
@@ -141,8 +143,7 @@ static void print_hex_lines(const uint8_t *p, size_t len)
 {
 	for (size_t i = 0; i < len; i += 32) {
 		printf("  ");
-		up_hex_write(stdout, p + i, len - i < 32 ? len - i : 32);
-		printf("\n");
+		pkt_hexline(stdout, p + i, len - i < 32 ? len - i : 32);
 	}
 }
 
@@ -477,7 +478,7 @@ int main(int argc, char **argv)
 		}
 	}
 	keep_tcpdump_hex(text);
-	len = up_hex_parse(text, req, sizeof(req), why, sizeof(why));
+	len = pkt_hex_parse(text, req, sizeof(req), why, sizeof(why));
 	free(text);
 	if (len < 0) {
 		fprintf(stderr, "pong-hex: not a hex packet: %s\n", why);
@@ -496,8 +497,7 @@ int main(int argc, char **argv)
 	if (reply_only) {
 		if (!up_is_reply(r))
 			return EXIT_NO_REPLY;
-		up_hex_write(stdout, rep, (size_t)len);
-		putchar('\n');
+		pkt_hexline(stdout, rep, (size_t)len);
 		return fflush(stdout) ? EXIT_MALFORMED : 0;
 	}
 

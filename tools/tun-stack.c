@@ -7,11 +7,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "tun.h"
 #include "userpong.h"
 
 #define MAX_PREFIXES 64
@@ -83,7 +85,7 @@ static void addrs_load(struct stack *s, bool say)
 	char buf[64];
 	int e;
 
-	e = up_tun_addrs(s->ifindex, s->addrs, &n, MAX_PREFIXES);
+	e = tun_addrs(s->ifindex, s->addrs, &n, MAX_PREFIXES);
 	if (e)
 		fprintf(stderr, "tun-stack: cannot read the addresses of %s: %s\n",
 			s->ifname, strerror(-e));
@@ -98,7 +100,7 @@ static void addrs_load(struct stack *s, bool say)
 	fprintf(stderr, "tun-stack: %s:", s->ifname);
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, " %s (%s)",
-			up_prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
+			pkt_prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
 			s->addrs[i].origin == UP_ADDR_NOT_OURS ? "the kernel's" :
 			s->addrs[i].origin == XDPONG_ADDR_BROADCAST ? "broadcast" : "ours");
 	fprintf(stderr, "\n");
@@ -227,14 +229,14 @@ int main(int argc, char **argv)
 
 	/* Before reading the addresses, so no change slips in between. */
 	if (s.auto_addrs) {
-		s.watch = up_addr_watch_open();
+		s.watch = tun_addr_watch_open();
 		if (s.watch < 0) {
 			fprintf(stderr, "tun-stack: cannot watch address changes: %s\n",
 				strerror(-s.watch));
 			return 1;
 		}
 	}
-	s.fd = up_tun_open(s.ifname, false, name);
+	s.fd = tun_open(s.ifname, false, name);
 	if (s.fd < 0) {
 		fprintf(stderr, "tun-stack: cannot open TUN %s: %s%s\n", s.ifname,
 			strerror(-s.fd),
@@ -274,7 +276,7 @@ int main(int argc, char **argv)
 		r = up_answer(&s.cfg, buf, (size_t)n);
 		/* A miss may be an address added since: reload only then. */
 		if (r == XDPONG_R_pass_dst_not_local && s.auto_addrs &&
-		    up_addr_changed(s.watch)) {
+		    tun_addr_changed(s.watch)) {
 			addrs_load(&s, verbose > 0);
 			r = up_answer(&s.cfg, buf, (size_t)n);
 		}

@@ -29,7 +29,9 @@
 
 #include "xdpong.h"
 #include "xdpong.skel.h"
+#include "hex.h"
 #include "packet.h"
+#include "reference.h"
 #include "xdpong_fixture.h"
 
 #define MAX_FRAME XF_MAX_LINEAR_FRAME

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "hex.h"
+#include "tun.h"
 #include "userpong.h"
 #include "xdpong.skel.h"
 #include "xdpong_fixture.h"
@@ -756,7 +759,7 @@ int main(int argc, char **argv)
 	o.other6 = o.local6;
 	o.other6.addr[15] ^= 0x40;
 
-	fd = up_tun_open(o.dev, o.tap, name);
+	fd = tun_open(o.dev, o.tap, name);
 	if (fd < 0) {
 		fprintf(stderr, "tuntap_echo: cannot create %s %s: %s\n",
 			o.tap ? "TAP" : "TUN", o.dev, strerror(-fd));

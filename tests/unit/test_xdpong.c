@@ -27,7 +27,9 @@
 
 #include "xdpong.h"
 #include "xdpong.skel.h"
+#include "hex.h"
 #include "packet.h"
+#include "reference.h"
 #include "xdpong_fixture.h"
 
 /* Fixture rows override the defaults of V4()/V6(): later initializers win. */

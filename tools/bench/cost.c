@@ -20,6 +20,7 @@
 #include <bpf/libbpf.h>
 #include "driver.h"
 #include "util.h"
+#include "hex.h"
 #include "packet.h"
 #include "xdpong.h"
 #include "pass.skel.h"
