@@ -32,7 +32,7 @@ endif
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
-LOADER_HDRS := $(wildcard loader/*.h) include/xdpong.h $(BUILD)/xdpong.skel.h
+LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h
 
 .DELETE_ON_ERROR:
 .PHONY: all clean test tests demo deps fuzz bench install uninstall

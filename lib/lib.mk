@@ -5,7 +5,7 @@
 
 LIB_SRCS    := $(wildcard lib/*.c)
 LIB_OBJS    := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
-LIB_HDRS    := $(wildcard lib/*.h) include/xdpong.h
+LIB_HDRS    := $(wildcard lib/*.h include/*.h)
 LIB_CFLAGS  := -Ilib
 XDPONG_LIB  := $(BUILD)/lib/libxdpong.a
 

@@ -6,17 +6,6 @@
 
 #define R(name) XDPONG_R_##name
 
-#define X_NAME(name, outcome, desc) #name,
-#define X_DESC(name, outcome, desc) desc,
-#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
-const char *const up_reason_names[XDPONG_R_MAX] = { XDPONG_REASONS(X_NAME) };
-const char *const up_reason_descs[XDPONG_R_MAX] = { XDPONG_REASONS(X_DESC) };
-const int up_reason_outcomes[XDPONG_R_MAX] = { XDPONG_REASONS(X_OUTCOME) };
-#undef X_NAME
-#undef X_DESC
-#undef X_OUTCOME
-const char *const up_outcome_names[3] = { "replied", "passed", "dropped" };
-
 uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 {
 	uint64_t sum = (uint16_t)~csum + (uint16_t)~m + (uint64_t)m_new;

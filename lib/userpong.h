@@ -17,12 +17,6 @@
 #include "xdpong.h"
 #include "packet.h"
 
-/* Reason names, descriptions and outcomes, from include/xdpong.h's X-macro. */
-extern const char *const up_reason_names[XDPONG_R_MAX];
-extern const char *const up_reason_descs[XDPONG_R_MAX];
-extern const int up_reason_outcomes[XDPONG_R_MAX]; /* enum xdpong_outcome */
-extern const char *const up_outcome_names[3];
-
 /*
  * An address prefix and who put it there, as in xdpong's LPM maps:
  * XDPONG_ADDR_IFACE (ours; as a source, martian), XDPONG_ADDR_OPERATOR

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "xdpong_names.h"
 #include "hex.h"
 #include "userpong.h"
 
@@ -491,7 +492,7 @@ int main(int argc, char **argv)
 	if (is_malformed(r)) {
 		fprintf(stderr, "pong-hex: malformed packet: %s (%s)\n",
 			malformed_detail(req, (size_t)len, why, sizeof(why)),
-			up_reason_names[r]);
+			reason_names[r]);
 		return EXIT_MALFORMED;
 	}
 	if (reply_only) {
@@ -502,10 +503,10 @@ int main(int argc, char **argv)
 	}
 
 	report_request(req, (size_t)len, family);
-	printf("\nVerdict: %s (%s)\n", up_reason_names[r], up_reason_descs[r]);
+	printf("\nVerdict: %s (%s)\n", reason_names[r], reason_descs[r]);
 	if (!up_is_reply(r)) {
 		printf("No reply is due: xdpong would %s it.\n",
-		       up_reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a user-space stack ignore" :
+		       reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a user-space stack ignore" :
 								"drop");
 		return EXIT_NO_REPLY;
 	}

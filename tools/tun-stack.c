@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include "xdpong_names.h"
 #include "tun.h"
 #include "userpong.h"
 
@@ -111,16 +112,16 @@ static void stats_print(const struct stack *s, bool json)
 	unsigned long long out[3] = { 0 }, recv = 0;
 
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
-		out[up_reason_outcomes[r]] += s->count[r];
+		out[reason_outcomes[r]] += s->count[r];
 		recv += s->count[r];
 	}
 	if (json) {
 		printf("{\"iface\":\"%s\",\"received\":%llu", s->ifname, recv);
 		for (int o = 0; o < 3; o++)
-			printf(",\"%s\":%llu", up_outcome_names[o], out[o]);
+			printf(",\"%s\":%llu", outcome_names[o], out[o]);
 		printf(",\"reasons\":{");
 		for (int r = 0; r < XDPONG_R_MAX; r++)
-			printf("%s\"%s\":%llu", r ? "," : "", up_reason_names[r],
+			printf("%s\"%s\":%llu", r ? "," : "", reason_names[r],
 			       s->count[r]);
 		printf("},\"write_errors\":%llu}\n", s->write_errors);
 		fflush(stdout);
@@ -129,12 +130,12 @@ static void stats_print(const struct stack *s, bool json)
 	printf("tun-stack on %s, counted since start\n", s->ifname);
 	printf("  %-22s %14llu\n", "received", recv);
 	for (int o = 0; o < 3; o++)
-		printf("  %-22s %14llu\n", up_outcome_names[o], out[o]);
+		printf("  %-22s %14llu\n", outcome_names[o], out[o]);
 	printf("\n  %-22s %14s  %s\n", "reason", "packets", "meaning");
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (s->count[r])
-			printf("  %-22s %14llu  %s\n", up_reason_names[r],
-			       s->count[r], up_reason_descs[r]);
+			printf("  %-22s %14llu  %s\n", reason_names[r],
+			       s->count[r], reason_descs[r]);
 	if (s->write_errors)
 		printf("  %-22s %14llu  %s\n", "write_errors", s->write_errors,
 		       "replies the TUN did not take");
@@ -158,7 +159,7 @@ static void log_packet(const uint8_t *p, size_t len, enum xdpong_reason r)
 		inet_ntop(v6 ? AF_INET6 : AF_INET, src, a, sizeof(a));
 		inet_ntop(v6 ? AF_INET6 : AF_INET, dst, b, sizeof(b));
 	}
-	fprintf(stderr, "%-20s %s -> %s, %zu bytes\n", up_reason_names[r], a, b, len);
+	fprintf(stderr, "%-20s %s -> %s, %zu bytes\n", reason_names[r], a, b, len);
 }
 
 int main(int argc, char **argv)

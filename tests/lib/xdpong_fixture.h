@@ -32,10 +32,6 @@ struct xdpong_bpf;
 #define XF_OUR_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
 extern const uint8_t xf_our_mac[6];
 
-/* Reason names and outcomes, from include/xdpong.h's X-macro. */
-extern const char *const xf_reason_names[XDPONG_R_MAX];
-extern const enum xdpong_outcome xf_reason_outcome[XDPONG_R_MAX];
-
 /* Possible CPUs, for the per-CPU maps; set by xf_init(). */
 extern int xf_ncpus;
 

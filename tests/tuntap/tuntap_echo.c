@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdpong_names.h"
 #include "hex.h"
 #include "tun.h"
 #include "userpong.h"
@@ -391,7 +392,7 @@ static int echo_mode(int fd)
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (expect[r])
 			off += (size_t)snprintf(env + off, sizeof(env) - off, "%s%s=%lu",
-						off ? " " : "", up_reason_names[r], expect[r]);
+						off ? " " : "", reason_names[r], expect[r]);
 	setenv("TT_EXPECT", env, 1);
 	snprintf(env, sizeof(env), "%lu", sent);
 	setenv("TT_SENT", env, 1);
@@ -626,7 +627,7 @@ static int compare_mode(void)
 			continue;
 		if (mismatches++ < 10) {
 			printf("MISMATCH frame %lu (seed %lu): xdp %s, userpong %s\n", i,
-			       o.seed, up_reason_names[xr], up_reason_names[ur]);
+			       o.seed, reason_names[xr], reason_names[ur]);
 			printf("    frame: ");
 			pkt_hexline(stdout, frame, len);
 			if ((int)ur == xr)
@@ -637,7 +638,7 @@ static int compare_mode(void)
 	       runs, o.seed, mismatches);
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (per_reason[r])
-			printf(" %s=%lu", up_reason_names[r], per_reason[r]);
+			printf(" %s=%lu", reason_names[r], per_reason[r]);
 	printf("\n");
 	xdpong_bpf__destroy(x.skel);
 	return mismatches ? 1 : 0;
