@@ -38,17 +38,33 @@ uint16_t pkt_csum(const void *buf, size_t len)
 	return (uint16_t)~pkt_csum_fold(pkt_csum_partial(buf, len, 0));
 }
 
+void pkt_pseudo6_tail(uint8_t tail[8], uint32_t upper_len, uint8_t nexthdr)
+{
+	tail[0] = (uint8_t)(upper_len >> 24);
+	tail[1] = (uint8_t)(upper_len >> 16);
+	tail[2] = (uint8_t)(upper_len >> 8);
+	tail[3] = (uint8_t)upper_len;
+	tail[4] = tail[5] = tail[6] = 0;
+	tail[7] = nexthdr;
+}
+
 uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16],
 			  uint32_t upper_len, uint8_t nexthdr)
 {
-	uint64_t sum = 0;
+	uint8_t tail[8];
+	uint64_t sum;
 
-	sum = pkt_csum_partial(src, 16, sum);
+	pkt_pseudo6_tail(tail, upper_len, nexthdr);
+	sum = pkt_csum_partial(src, 16, 0);
 	sum = pkt_csum_partial(dst, 16, sum);
-	sum += upper_len >> 16;
-	sum += upper_len & 0xffff;
-	sum += nexthdr; /* three zero bytes, then the next header value */
-	return sum;
+	return pkt_csum_partial(tail, 8, sum);
+}
+
+uint16_t pkt_icmp6_sum(const uint8_t *ip6, const uint8_t *icmp, size_t len)
+{
+	return pkt_csum_fold(pkt_csum_pseudo6(ip6 + 8, ip6 + 24, (uint32_t)len,
+					      PKT_PROTO_ICMPV6) +
+			     pkt_csum_partial(icmp, len, 0));
 }
 
 /* Where the IP header starts and which family it is; -1 if not IP. */
@@ -97,6 +113,7 @@ const char *pkt_verify_csums(const uint8_t *frame, size_t len,
 {
 	size_t off, l3_len, hl, tot, plen;
 	const uint8_t *ip;
+	uint8_t tail[8];
 	uint32_t pseudo;
 	int family;
 
@@ -127,9 +144,9 @@ const char *pkt_verify_csums(const uint8_t *frame, size_t len,
 		return "IPv6 payload length inconsistent";
 	if (ip[6] != PKT_PROTO_ICMPV6)
 		return "not ICMPv6";
-	/* Length and next header of the pseudo-header, byte-swapped too. */
-	pseudo = (uint32_t)((plen & 0xff) << 8 | plen >> 8) + (PKT_PROTO_ICMPV6 << 8);
-	pseudo += verify_sum(ip + 8, 32, 0);
+	/* The pseudo-header's layout from its helper, summed this path's way. */
+	pkt_pseudo6_tail(tail, (uint32_t)plen, PKT_PROTO_ICMPV6);
+	pseudo = (uint32_t)verify_sum(ip + 8, 32, 0) + verify_sum(tail, 8, 0);
 	if (verify_sum(ip + PKT_IP6_HLEN, plen, pseudo) != 0xffff)
 		return "ICMPv6 checksum with pseudo-header does not sum to 0xffff";
 	return NULL;
@@ -169,11 +186,7 @@ void pkt_fix_csums(uint8_t *frame, size_t len, enum pkt_framing framing)
 		return;
 	icmp = ip + PKT_IP6_HLEN;
 	pkt_put_be16(icmp + 2, 0);
-	pkt_put_be16(icmp + 2,
-		 (uint16_t)~pkt_csum_fold(pkt_csum_pseudo6(ip + 8, ip + 24,
-							   (uint32_t)plen,
-							   PKT_PROTO_ICMPV6) +
-					  pkt_csum_partial(icmp, plen, 0)));
+	pkt_put_be16(icmp + 2, (uint16_t)~pkt_icmp6_sum(ip, icmp, plen));
 }
 
 /* ---- Frame builder ---- */

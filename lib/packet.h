@@ -68,9 +68,24 @@ uint16_t pkt_csum_fold(uint64_t sum);
 /* The checksum to store for len bytes: ~fold(sum); all-zero data gives 0xffff. */
 uint16_t pkt_csum(const void *buf, size_t len);
 
-/* RFC 8200 section 8.1 pseudo-header: addresses, upper-layer length, next header. */
+/*
+ * The IPv6 pseudo-header (RFC 8200 section 8.1) is the source and
+ * destination addresses, then these 8 bytes: the upper-layer length as 32
+ * bits, three zero bytes and the next header value.
+ */
+void pkt_pseudo6_tail(uint8_t tail[8], uint32_t upper_len, uint8_t nexthdr);
+
+/* The pseudo-header's running sum: addresses, then pkt_pseudo6_tail(). */
 uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16],
 			  uint32_t upper_len, uint8_t nexthdr);
+
+/*
+ * The folded sum of an ICMPv6 message of len bytes at icmp with the
+ * pseudo-header of the IPv6 header at ip6 (its addresses): 0xffff if the
+ * message's checksum is right; with the checksum field zeroed, its
+ * complement is the checksum to store.
+ */
+uint16_t pkt_icmp6_sum(const uint8_t *ip6, const uint8_t *icmp, size_t len);
 
 /*
  * Check every checksum of an IPv4+ICMP or IPv6+ICMPv6 frame, sizes taken

@@ -160,9 +160,7 @@ static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
 	icmp = ip + PKT_IP6_HLEN;
 	if (plen < PKT_ICMP_HLEN)
 		VERDICT(PKT_REF_INVALID, "ICMPv6 message shorter than its header");
-	if (pkt_csum_fold(pkt_csum_pseudo6(src, dst, (uint32_t)plen,
-					   PKT_PROTO_ICMPV6) +
-			  pkt_csum_partial(icmp, plen, 0)) != 0xffff)
+	if (pkt_icmp6_sum(ip, icmp, plen) != 0xffff)
 		VERDICT(PKT_REF_INVALID, "bad ICMPv6 checksum");
 	if (icmp[0] == PKT_ICMPV6_ECHO_REQUEST && ip6_is_unspecified(src))
 		VERDICT(PKT_REF_INVALID, "echo request from the unspecified address");
@@ -183,10 +181,7 @@ static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
 		reply_ip[7] = PKT_REPLY_HOPS;
 		r_icmp[0] = PKT_ICMPV6_ECHO_REPLY;
 		pkt_put_be16(r_icmp + 2, 0);
-		csum = (uint16_t)~pkt_csum_fold(
-			pkt_csum_pseudo6(reply_ip + 8, reply_ip + 24,
-					 (uint32_t)plen, PKT_PROTO_ICMPV6) +
-			pkt_csum_partial(r_icmp, plen, 0));
+		csum = (uint16_t)~pkt_icmp6_sum(reply_ip, r_icmp, plen);
 		pkt_put_be16(r_icmp + 2, csum);
 	}
 	VERDICT(PKT_REF_REPLY, "echo request");

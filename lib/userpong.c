@@ -194,9 +194,7 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 	if (cfg->max_icmp_len && plen > cfg->max_icmp_len)
 		return R(pass_too_big);
 	/* RFC 8200 8.1: the checksum covers a pseudo-header too. */
-	if (pkt_csum_fold(pkt_csum_pseudo6(src, dst, (uint32_t)plen,
-					   PKT_PROTO_ICMPV6) +
-			  pkt_csum_partial(icmp, plen, 0)) != 0xffff)
+	if (pkt_icmp6_sum(ip, icmp, plen) != 0xffff)
 		return R(drop_bad_icmp_csum);
 
 	/* RFC 4443 4.2: swapping the addresses leaves the pseudo-header sum alone. */

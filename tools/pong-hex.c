@@ -223,9 +223,7 @@ static void report_request(const uint8_t *p, size_t len, int family)
 			       PKT_IP6_HLEN + plen, plen, plen - PKT_ICMP_HLEN,
 			       len > PKT_IP6_HLEN + plen ? "; bytes after the IP packet are kept" : "");
 			show_check("the ICMPv6 message with its pseudo-header",
-				   pkt_csum_pseudo6(p + 8, p + 24, (uint32_t)plen,
-						    PKT_PROTO_ICMPV6) +
-					   pkt_csum_partial(icmp, plen, 0),
+				   pkt_icmp6_sum(p, icmp, plen),
 				   pkt_get_be16(icmp + 2));
 		}
 	}
@@ -279,7 +277,7 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	size_t plen = pkt_get_be16(rep + 4), words = 0;
 	const uint8_t *icmp = rep + PKT_IP6_HLEN, *req_icmp = req + PKT_IP6_HLEN;
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	uint8_t pseudo_tail[8] = { 0 };
+	uint8_t pseudo_tail[8];
 	uint16_t scratch, incr, got;
 	uint64_t sum;
 
@@ -292,11 +290,7 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	       "pseudo-header's sum, the hop limit is not in it)\n");
 	printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu bytes),\n"
 	       "  checksum field as 0:\n", plen);
-	pseudo_tail[0] = (uint8_t)(plen >> 24);
-	pseudo_tail[1] = (uint8_t)(plen >> 16);
-	pseudo_tail[2] = (uint8_t)(plen >> 8);
-	pseudo_tail[3] = (uint8_t)plen;
-	pseudo_tail[7] = PKT_PROTO_ICMPV6;
+	pkt_pseudo6_tail(pseudo_tail, (uint32_t)plen, PKT_PROTO_ICMPV6);
 	sum = show_words("source", rep + 8, 16, -1, &words);
 	sum += show_words("destination", rep + 24, 16, -1, &words);
 	sum += show_words("length, 58", pseudo_tail, 8, -1, &words);
