@@ -163,6 +163,24 @@ static void show_check(const char *what, uint64_t sum, uint16_t field)
 	       (uint16_t)~pkt_csum_fold(sum + (uint16_t)~field));
 }
 
+/* The ICMP or ICMPv6 header's fields, echo types named. */
+static void show_icmp(const char *proto, const uint8_t *icmp, uint8_t request, uint8_t reply)
+{
+	printf("  %s: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
+	       proto, icmp[0], icmp[0] == request ? " (echo request)" :
+			       icmp[0] == reply ? " (echo reply)" : "",
+	       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
+	       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6), pkt_get_be16(icmp + 6));
+}
+
+/* The IP packet of tot bytes (header hl) in a packet of len bytes. */
+static void show_sizes(const char *proto, size_t tot, size_t hl, size_t len)
+{
+	printf("  sizes: IP %zu = header %zu + %s %zu (header 8 + payload %zu)%s\n",
+	       tot, hl, proto, tot - hl, tot - hl - PKT_ICMP_HLEN,
+	       len > tot ? "; bytes after the IP packet are kept" : "");
+}
+
 /* The fields of a packet long enough for its headers. */
 static void report_request(const uint8_t *p, size_t len, int family)
 {
@@ -185,15 +203,8 @@ static void report_request(const uint8_t *p, size_t len, int family)
 		    tot >= hl + PKT_ICMP_HLEN && tot <= len) {
 			const uint8_t *icmp = p + hl;
 
-			printf("  ICMP: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-			       icmp[0], icmp[0] == PKT_ICMP_ECHO ? " (echo request)" :
-					icmp[0] == PKT_ICMP_ECHOREPLY ? " (echo reply)" : "",
-			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
-			       pkt_get_be16(icmp + 6));
-			printf("  sizes: IP %zu = header %zu + ICMP %zu (header 8 + payload %zu)%s\n",
-			       tot, hl, tot - hl, tot - hl - PKT_ICMP_HLEN,
-			       len > tot ? "; bytes after the IP packet are kept" : "");
+			show_icmp("ICMP", icmp, PKT_ICMP_ECHO, PKT_ICMP_ECHOREPLY);
+			show_sizes("ICMP", tot, hl, len);
 			show_check("the IPv4 header", pkt_csum_partial(p, hl, 0),
 				   pkt_get_be16(p + 10));
 			show_check("the ICMP message", pkt_csum_partial(icmp, tot - hl, 0),
@@ -213,15 +224,8 @@ static void report_request(const uint8_t *p, size_t len, int family)
 		    PKT_IP6_HLEN + plen <= len) {
 			const uint8_t *icmp = p + PKT_IP6_HLEN;
 
-			printf("  ICMPv6: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-			       icmp[0], icmp[0] == PKT_ICMPV6_ECHO_REQUEST ? " (echo request)" :
-					icmp[0] == PKT_ICMPV6_ECHO_REPLY ? " (echo reply)" : "",
-			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
-			       pkt_get_be16(icmp + 6));
-			printf("  sizes: IP %zu = header 40 + ICMPv6 %zu (header 8 + payload %zu)%s\n",
-			       PKT_IP6_HLEN + plen, plen, plen - PKT_ICMP_HLEN,
-			       len > PKT_IP6_HLEN + plen ? "; bytes after the IP packet are kept" : "");
+			show_icmp("ICMPv6", icmp, PKT_ICMPV6_ECHO_REQUEST, PKT_ICMPV6_ECHO_REPLY);
+			show_sizes("ICMPv6", PKT_IP6_HLEN + plen, PKT_IP6_HLEN, len);
 			show_check("the ICMPv6 message with its pseudo-header",
 				   pkt_icmp6_sum(p, icmp, plen),
 				   pkt_get_be16(icmp + 2));

@@ -399,24 +399,35 @@ static void dat_series(FILE *f, const struct series *s, double scale)
 			series_min(s) * scale, series_max(s) * scale);
 }
 
+/* dir/name for writing; NULL (said) if it cannot be. */
+static FILE *open_out(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fail("cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
 int write_results(const char *dir, const struct bench_results *res)
 {
 	char path[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "results.json");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	if (print_json(f, res)) {
 		fclose(f);
 		return -1;
 	}
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/results.txt", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "results.txt");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	print_table(f, res);
 	fclose(f);
 
@@ -432,10 +443,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	}
 
 	/* rates.dat: per responder, per layout: max (med lo hi), zero-loss (med lo hi). */
-	snprintf(path, sizeof(path), "%s/rates.dat", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "rates.dat");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	fprintf(f, "# responder | one-cpu max, zero-loss | two-cpu max, zero-loss "
 		"(Mpps: median min max)\n");
 	for (int ri = 0; ri < NRESP; ri++) {
@@ -451,10 +461,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	fclose(f);
 
 	/* rtt.dat: per responder, per layout: p50, p90, p99 (med lo hi), us. */
-	snprintf(path, sizeof(path), "%s/rtt.dat", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "rtt.dat");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	fprintf(f, "# responder | one-cpu p50 p90 p99 | two-cpu p50 p90 p99 "
 		"(us: median min max)\n");
 	for (int ri = 0; ri < NRESP; ri++) {
@@ -470,10 +479,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	}
 	fclose(f);
 
-	snprintf(path, sizeof(path), "%s/meta.gp", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "meta.gp");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	fprintf(f, "chart_title = \"xdpong bench %s, %s, %d CPUs, Linux %s; "
 		"median of %d trials, bars min-max\"\n",
 		res->date, res->cpu, res->ncpus, res->kernel, res->trials);
