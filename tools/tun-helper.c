@@ -11,6 +11,7 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,8 +20,9 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
-#include "userpong.h"
+#include "hex.h"
 #include "reply_check.h"
+#include "tun.h"
 #include "tun_report.h"
 
 #define MAX_ADDRS 16
@@ -315,7 +317,7 @@ static void do_write(struct helper *h, const char *hex)
 	long n, k;
 
 	h->writes++;
-	n = up_hex_parse(hex, h->pkt, sizeof(h->pkt), why, sizeof(why));
+	n = pkt_hex_parse(hex, h->pkt, sizeof(h->pkt), why, sizeof(why));
 	if (n < 0) {
 		h->errors++;
 		snprintf(ans, sizeof(ans), "ERR bad hex: %s", why);
@@ -580,7 +582,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tun-helper: out of memory\n");
 		return 1;
 	}
-	h.tun = up_tun_open(h.tun_name, false, name);
+	h.tun = tun_open(h.tun_name, false, name);
 	if (h.tun < 0) {
 		fprintf(stderr, "tun-helper: cannot open TUN %s: %s%s\n", h.tun_name,
 			strerror(-h.tun), h.tun == -EBUSY ? " (another program holds it)" : "");
@@ -589,17 +591,17 @@ int main(int argc, char **argv)
 	h.tun_name = name;
 	for (int i = 0; i < n_addrs; i++) {
 		char buf[64];
-		int e = up_addr_add((int)if_nametoindex(name), &addrs[i]);
+		int e = tun_addr_add((int)if_nametoindex(name), &addrs[i]);
 
 		if (e && e != -EEXIST) {
 			fprintf(stderr, "tun-helper: cannot add %s to %s: %s\n",
-				up_prefix_str(&addrs[i], buf, sizeof(buf)), name,
+				pkt_prefix_str(&addrs[i], buf, sizeof(buf)), name,
 				strerror(-e));
 			goto out;
 		}
 	}
 	if (n_addrs) {
-		int e = up_link_up(name);
+		int e = tun_link_up(name);
 
 		if (e) {
 			fprintf(stderr, "tun-helper: cannot bring %s up: %s\n", name,

@@ -11,7 +11,8 @@
  * are phrased in a runbook's terms, hex without 0x, one clause each:
  * "ip checksum 60dd, want 615d".
  *
- * Packets are in IP framing (byte 0 is the IP header), as on a TUN.
+ * Packets are in IP framing (byte 0 is the IP header), as on a TUN. Used by
+ * tools/tun-helper and tools/pong-hex.
  */
 #ifndef XDPONG_REPLY_CHECK_H
 #define XDPONG_REPLY_CHECK_H
