@@ -15,6 +15,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 #include "xdpong.h"
+#include "xdpong_names.h"
 #include "log.h"
 #include "prefix.h"
 #include "opts.h"
@@ -256,10 +257,7 @@ struct snapshot {
 	__u64 slots[XDPONG_LAT_SLOTS];
 	__u64 lat_sum_ns, lat_count;
 };
-extern const char *const reason_names[XDPONG_R_MAX];
-extern const char *const reason_descs[XDPONG_R_MAX];
-extern const int reason_outcomes[XDPONG_R_MAX];
-extern const char *const outcome_names[3];
+/* reason_names, reason_descs, reason_outcomes, outcome_names: xdpong_names.h */
 /* Sum the counters and histogram over CPUs, by field name (BTF), so a
  * program of another build is read right. 0, -EPROTO if its maps cannot
  * be read by name, -errno. */
