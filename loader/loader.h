@@ -115,6 +115,8 @@ const struct layout_field *layout_find(const struct layout *l, const char *name)
 /* Key 0 of an array map, every CPU's value for a per-CPU one; free(*buf). */
 int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu);
 void *layout_cpu(const struct layout *l, void *buf, int cpu);
+/* Bytes between two CPUs' values in such a buffer. */
+size_t layout_stride(const struct layout *l);
 /* Copy the fields dst's layout shares with src's (same name and size),
  * except those named in skip (NULL-terminated, or NULL). How many. */
 int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,

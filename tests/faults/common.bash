@@ -323,3 +323,18 @@ xdf_owner_pid()
 	xdf_x "$1" status "$2" --json
 	printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].owner.pid // empty' 2>/dev/null
 }
+
+# xdf_topo_echo_off [PREFIX]: the lifecycle tests' topology (xdpt_topo_veth),
+# the responder's kernel echo off (only xdpong answers), a scratch dir,
+# IFACE's pins tracked; with PREFIX, the ping side routes it to the
+# responder (an operator prefix that no address of the host covers).
+xdf_topo_echo_off()
+{
+	xdpt_topo_veth
+	xdpt_kernel_echo_ignore "$NS_RESP" 1
+	xdpt_tmpdir
+	xdpt_track_pins "$IF_RESP"
+	if [ -n "${1:-}" ]; then
+		ip -n "$NS_PING" route add "$1" via "$RESP4" || xdpt_fail "cannot route $1"
+	fi
+}

@@ -9,7 +9,8 @@
 # lost: every request answered, `replied` and `reply_echo4` grow by
 # exactly the number sent, although the counters now live in new maps
 # (copied by name, and what the old program counted after the copy is in
-# the carry map); the runtime prefix stays. The old build's own `stats`
+# the carry map: the takeover is slowed down so that it holds some); the
+# runtime prefix stays. The old build's own `stats`
 # still reads the new program.
 #
 #   ns ping                               ns resp (kernel echo off)
@@ -20,6 +21,7 @@
 . "$(dirname "$0")/common.bash"
 
 xdf_require
+xdpt_require_cmd strace
 xdpt_tmpdir
 N=3000
 
@@ -35,10 +37,7 @@ timeout 150 make -C "$OLD" -j2 build/xdpong >"$XDPT_TMP/old-build.log" 2>&1 ||
 	xdpt_fail "building the older xdpong failed: $(tail -n 20 "$XDPT_TMP/old-build.log")"
 OLDX=$OLD/build/xdpong
 
-xdpt_topo_veth
-xdpt_kernel_echo_ignore "$NS_RESP" 1
-xdpt_track_pins "$IF_RESP"
-ip -n "$NS_PING" route add 192.0.2.0/24 via "$RESP4" || xdpt_fail "cannot route 192.0.2.0/24"
+xdf_topo_echo_off 192.0.2.0/24
 
 XDPONG=$OLDX xdf_x_ok "$NS_RESP" attach "$IF_RESP" --mode skb --addr 192.0.2.0/24
 XDPONG=$OLDX xdf_x_ok "$NS_RESP" addr "$IF_RESP" add 198.51.100.0/24
@@ -55,7 +54,12 @@ xdpt_assert_eq 5 "$e40" "reply_echo4 under the older build, read by this one"
 xdpt_log "the current build takes over, under load"
 xdf_streams_start "$N" "$RESP4" 192.0.2.1
 sleep 0.8
-xdf_x_ok "$NS_RESP" attach "$IF_RESP" --mode skb --addr 192.0.2.0/24
+# Each netlink request of the takeover delayed by 100 ms (strace): the old
+# program answers for a second or so after its counters were copied, and
+# those counts must reach the carry map.
+xdpt_run nsenter "--net=/run/netns/$NS_RESP" strace -qq -f -o /dev/null -e trace=sendto \
+	-e inject=sendto:delay_enter=100000 "$XDPONG" attach "$IF_RESP" --mode skb --addr 192.0.2.0/24
+[ "$XDPT_RC" = 0 ] || xdpt_fail "the takeover exited $XDPT_RC: $XDPT_ERR"
 xdpt_assert_match "took over from program id $id1 without a gap" "$XDPT_ERR" "the upgrade"
 xdpt_log "  $(grep 'took over' <<<"$XDPT_ERR")"
 xdf_streams_check "upgrade"
@@ -73,6 +77,7 @@ xdpt_assert_eq "operator" "$(jq -r '.interfaces[0].addresses[] | select(.prefix 
 carry=$(bpftool -j map lookup id "$(jq '.interfaces[0].maps.carry' <<<"$XDPT_OUT")" key 0 0 0 0 |
 	jq '.formatted.value.reply_echo4')
 xdpt_log "  carried after the copy (counted by the old program during the takeover): $carry"
+[ "$carry" -gt 0 ] 2>/dev/null || xdpt_fail "nothing in the carry map: the old program answered nothing after the copy?"
 
 xdpt_log "the older build's stats read the newer program"
 XDPONG=$OLDX xdf_x_ok "$NS_RESP" stats "$IF_RESP" --json
