@@ -543,7 +543,7 @@ int main(int argc, char **argv)
 		}
 	}
 	/* An optional argument only binds as --fifo=DIR: take "--fifo DIR" too. */
-	if (fifo_opt && !dir && optind == argc - 1)
+	if (fifo_opt && !dir && optind < argc)
 		dir = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "tun-helper: unexpected argument '%s'\n", argv[optind]);
