@@ -4,7 +4,8 @@
 # Helpers of the deploy tests (tests/deploy/*.sh): the Kubernetes manifest
 # read with PyYAML, and the image's rootfs built by deploy/build-image.sh.
 # Not named *.sh: tests/run.sh runs every tests/<dir>/*.sh as a test.
-. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# The fault tests' helpers (and tests/lib.sh): ping streams, veth pairs.
+. "$(dirname "${BASH_SOURCE[0]}")/../faults/common.bash"
 
 DP_MANIFEST=$XDPT_REPO/deploy/kubernetes/xdpong-daemonset.yaml
 DP_BUILD=$XDPT_REPO/deploy/build-image.sh
