@@ -195,6 +195,7 @@ tar -C "$ROOTFS" --numeric-owner -c . |
 	podman import \
 		--change 'ENTRYPOINT ["/usr/sbin/xdpong"]' \
 		--change 'CMD ["run", "--config", "/etc/xdpong/xdpong.conf"]' \
+		--change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
 		--change 'STOPSIGNAL SIGTERM' \
 		--change 'EXPOSE 9435/tcp' \
 		--change "LABEL org.opencontainers.image.title=xdpong" \

@@ -41,6 +41,7 @@ cfg=$(podman image inspect --format '{{json .Config}}' "$TAG") ||
 xdpt_log "$cfg"
 xdpt_assert_eq '["/usr/sbin/xdpong"]' "$(jq -c .Entrypoint <<<"$cfg")" "Entrypoint"
 xdpt_assert_eq '["run","--config","/etc/xdpong/xdpong.conf"]' "$(jq -c .Cmd <<<"$cfg")" "Cmd"
+xdpt_assert_match '"PATH=[^"]*/usr/sbin' "$(jq -c .Env <<<"$cfg")" "PATH for kubectl exec"
 # SIGTERM: xdpong run detaches and exits (deploy/README.md).
 xdpt_assert_eq 15 "$(jq -r .StopSignal <<<"$cfg")" "StopSignal"
 xdpt_assert_eq "$version" "$(jq -r '.Labels["org.opencontainers.image.version"]' <<<"$cfg")" \
