@@ -152,6 +152,38 @@ void *layout_cpu(const struct layout *l, void *buf, int cpu)
 	return (char *)buf + (size_t)cpu * stride(l);
 }
 
+static bool named_in(const char *const *names, const char *name)
+{
+	for (int s = 0; names && names[s]; s++)
+		if (!strcmp(names[s], name))
+			return true;
+	return false;
+}
+
+int layout_add_fields(const struct layout *from, const void *src, const struct layout *to,
+		      void *dst, const char *const *skip)
+{
+	int added = 0;
+
+	for (int i = 0; i < to->n; i++) {
+		const struct layout_field *t = &to->f[i];
+		const struct layout_field *f = layout_find(from, t->name);
+
+		if (!f || f->size != t->size || t->size % 8 || named_in(skip, t->name))
+			continue;
+		for (__u32 w = 0; w < t->size; w += 8) {
+			__u64 a, b;
+
+			memcpy(&a, (const char *)src + f->off + w, 8);
+			memcpy(&b, (char *)dst + t->off + w, 8);
+			b += a;
+			memcpy((char *)dst + t->off + w, &b, 8);
+		}
+		added++;
+	}
+	return added;
+}
+
 int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
 		       void *dst, const char *const *skip)
 {

@@ -118,6 +118,9 @@ void *layout_cpu(const struct layout *l, void *buf, int cpu);
  * except those named in skip (NULL-terminated, or NULL). How many. */
 int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
 		       void *dst, const char *const *skip);
+/* The same, adding: dst's 64-bit words += src's (counters). How many. */
+int layout_add_fields(const struct layout *from, const void *src, const struct layout *to,
+		      void *dst, const char *const *skip);
 
 /* ---- pins.c: the maps' pins under /sys/fs/bpf/xdpong/IFACE ---- */
 enum xdpong_map_id {
@@ -129,6 +132,8 @@ enum xdpong_map_id {
 	MAP_TRACE,
 	MAP_BSS,
 	MAP_RODATA,
+	MAP_CARRY,    /* counts carried over at an upgrade (not in older builds) */
+	MAP_LATCARRY, /* the same for the histogram */
 	MAP_COUNT,
 };
 /* Map names in the object, and the file names they are pinned under. */
@@ -148,6 +153,10 @@ int pins_create(const char *ifname, const int map_fd[MAP_COUNT]);
 bool pins_match(const char *ifname, __u32 stats_map_id);
 /* Pins whose interface is gone and whose maps no program uses. */
 bool pins_stale(const char *ifname);
+/* Remove ifname's pins if they are the program's whose stats map has this
+ * id (0: none), or stale; never another live xdpong's (an interface of the
+ * same name in another netns). How many were removed. */
+int pins_release(const char *ifname, __u32 stats_map_id);
 /* Remove ifname's pins unless they are its live program's (stats_map_id)
  * or another live xdpong's (an interface of the same name in another
  * netns: refused). 0 or -1 (error printed). */
@@ -284,14 +293,25 @@ int prom_update_file(const char *path, const struct prom_iface *v, int n);
 struct takeover {
 	bool reused[MAP_COUNT]; /* handed over as it is */
 	int n_reused;
+	/* Not reused (another layout): the old per-CPU counters and histogram
+	 * as copied, so that takeover_settle can carry what came after. */
+	void *copied[MAP_COUNT];
+	int ncpu[MAP_COUNT];
 };
 struct xdpong_bpf;
+struct bpf_map;
+/* The skeleton's map for an enum xdpong_map_id. */
+struct bpf_map *skel_map(struct xdpong_bpf *skel, int m);
 /* Before load: reuse the old maps whose layout matches this build's. */
 int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
 		     struct takeover *t);
 /* After load, before attach: copy the others' contents over by name. */
 int takeover_migrate(const struct attachment *old, const struct attachment *new,
-		     const struct takeover *t);
+		     struct takeover *t);
+/* After the replace: what the old program counted since the copy goes
+ * into the new one's carry maps, so no count is lost. Frees t's copies. */
+void takeover_settle(const struct attachment *old, const struct attachment *new,
+		     struct takeover *t);
 
 /* ---- load.c: bringing xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,
@@ -333,6 +353,7 @@ struct served {
 	struct attachment a;  /* when up */
 	time_t since;         /* attached since */
 	char why[160];        /* why not up */
+	bool missing;         /* not up because the interface does not exist */
 	struct snapshot prev, cur;
 	bool have_stats;
 };
@@ -342,7 +363,8 @@ struct service {
 	bool wait_for_ifaces; /* config mode: a missing interface is waited for */
 	bool lost_one;        /* an interface was deleted (ends a CLI-mode run) */
 };
-/* Claim, then load or take over. 0, or -1 with why set (and said). */
+/* Claim, then load or take over. 0, or -1 with why set (and said, except
+ * a missing interface: v->missing, which the caller may wait for). */
 int served_up(struct served *v);
 void served_down(struct served *v, bool detach);
 /* Make the interface-origin addresses equal the interface's. */

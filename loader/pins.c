@@ -23,6 +23,8 @@ const char *const map_obj_names[MAP_COUNT] = {
 	[MAP_TRACE] = "xdpong_trace",
 	[MAP_BSS] = ".bss", /* the kernel name is "<object prefix>.bss" */
 	[MAP_RODATA] = ".rodata",
+	[MAP_CARRY] = "xdpong_carry",
+	[MAP_LATCARRY] = "xdpong_latcarry",
 };
 
 const char *const map_pin_names[MAP_COUNT] = {
@@ -34,6 +36,8 @@ const char *const map_pin_names[MAP_COUNT] = {
 	[MAP_TRACE] = "trace",
 	[MAP_BSS] = "bss",
 	[MAP_RODATA] = "rodata",
+	[MAP_CARRY] = "carry",
+	[MAP_LATCARRY] = "latcarry",
 };
 
 void pin_dir(const char *ifname, char *buf, size_t size)
@@ -126,6 +130,13 @@ bool pins_match(const char *ifname, __u32 stats_map_id)
 	return stats_map_id && !pinned_map_id(path, &id) && id == stats_map_id;
 }
 
+int pins_release(const char *ifname, __u32 stats_map_id)
+{
+	if (pins_match(ifname, stats_map_id) || pins_stale(ifname))
+		return pins_remove(ifname);
+	return 0;
+}
+
 bool pins_stale(const char *ifname)
 {
 	char dir[256], path[320];
@@ -146,7 +157,7 @@ int pins_prepare(const char *ifname, __u32 stats_map_id)
 	pin_dir(ifname, dir, sizeof(dir));
 	pin_path(ifname, MAP_STATS, path, sizeof(path));
 	if (!access(path, F_OK) && pinned_map_in_use(path))
-		return log_error("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?); detach that one first",
+		return log_error("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?): left as they are",
 				 dir);
 	pins_remove(ifname); /* stale, or partial from a killed attach */
 	return 0;
@@ -162,6 +173,8 @@ int pins_create(const char *ifname, const int map_fd[MAP_COUNT])
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return log_error("cannot create %s: %s", dir, strerror(errno));
 	for (int m = 0; m < MAP_COUNT; m++) {
+		if (map_fd[m] < 0)
+			continue;
 		pin_path(ifname, m, path, sizeof(path));
 		if (bpf_obj_pin(map_fd[m], path))
 			return log_error("cannot pin %s: %s", path, strerror(errno));
