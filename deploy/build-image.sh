@@ -24,6 +24,8 @@
 #   --output FILE    also write the image as an OCI archive (podman save),
 #                    to copy to a node or push with skopeo
 #   --refresh        rebuild the cached Debian base
+#   --cached-only    use the cached Debian base, never fetch it (exit 3
+#                    when there is none)
 #   --mirror URL     Debian mirror (default $MIRROR or deb.debian.org)
 #   -h, --help       this text
 #
@@ -46,6 +48,7 @@ VERSION=$(sed -n 's/^VERSION *:= *//p' "$REPO/Makefile")
 TAG=localhost/xdpong:$VERSION
 ROOTFS_ONLY=0
 REFRESH=0
+CACHED_ONLY=0
 OUTPUT=
 
 # What `ldd build/xdpong` names, by package; libc6 and libgcc-s1 come with
@@ -95,6 +98,7 @@ while [ $# -gt 0 ]; do
 	--rootfs-only) ROOTFS_ONLY=1 ;;
 	--output) OUTPUT=${2:?--output needs a FILE}; shift ;;
 	--refresh) REFRESH=1 ;;
+	--cached-only) CACHED_ONLY=1 ;;
 	--mirror) MIRROR=${2:?--mirror needs a URL}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) echo "build-image.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
@@ -142,9 +146,14 @@ deb $SECURITY_MIRROR $SUITE-security main"
 key=$(printf '%s\n' "$SUITE" "$SOURCES" "${RUNTIME_PACKAGES[*]}" "${MMDEBSTRAP_OPTS[*]}" \
 	"$(mmdebstrap --version)" | sha256sum | cut -c1-16)
 BASE=$OUT/base-$key.tar
-if [ "$REFRESH" = 1 ] || [ ! -s "$BASE" ]; then
+if [ "$CACHED_ONLY" = 1 ] && [ ! -s "$BASE" ]; then
+	unavailable "--cached-only: no cached Debian base ${BASE#"$REPO"/} (run without it once)"
+elif [ "$REFRESH" = 1 ] || [ ! -s "$BASE" ]; then
 	log DEBIAN "mmdebstrap $SUITE (${RUNTIME_PACKAGES[*]}) -> ${BASE#"$REPO"/}"
 	rm -f "$BASE.tmp"
+	# An interrupted fetch (a test's time-out) leaves no half tarball.
+	trap 'rm -f "$BASE.tmp"' EXIT
+	trap 'exit 143' TERM INT HUP
 	if ! printf '%s\n' "$SOURCES" | mmdebstrap --quiet "${MMDEBSTRAP_OPTS[@]}" \
 		--include="$(IFS=,; echo "${RUNTIME_PACKAGES[*]}")" \
 		--format=tar "$SUITE" "$BASE.tmp" - >"$OUT/mmdebstrap.log" 2>&1; then
@@ -156,6 +165,7 @@ if [ "$REFRESH" = 1 ] || [ ! -s "$BASE" ]; then
 		unavailable "mmdebstrap failed (full log: $OUT/mmdebstrap.log); is $MIRROR reachable?"
 	fi
 	mv "$BASE.tmp" "$BASE"
+	trap - EXIT
 	# Bases for other inputs are stale now.
 	find "$OUT" -maxdepth 1 -name 'base-*.tar' ! -name "${BASE##*/}" -delete
 else
@@ -173,8 +183,8 @@ install -D -m 0644 "$REPO/deploy/xdpong.conf" "$ROOTFS/etc/xdpong/xdpong.conf"
 install -d -m 0755 "$ROOTFS/run/xdpong"
 
 # 3. The image's binary, run by the image's loader and libraries.
-if missing=$(chroot "$ROOTFS" /usr/bin/ldd /usr/sbin/xdpong 2>&1 | grep 'not found'); then
-	die "the image lacks libraries build/xdpong needs: $missing"
+if unresolved=$(chroot "$ROOTFS" /usr/bin/ldd /usr/sbin/xdpong 2>&1 | grep 'not found'); then
+	die "the image lacks libraries build/xdpong needs: $unresolved"
 fi
 v=$(chroot "$ROOTFS" /usr/sbin/xdpong --version) ||
 	die "'xdpong --version' fails in the image: is build/xdpong built on Debian 12?"

@@ -21,13 +21,15 @@ xdpt_tmpdir
 TAG=localhost/xdpong-test:$XDPT_ID
 MNT=
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup_image()
 {
 	[ -n "$MNT" ] && podman image unmount "$TAG" >/dev/null 2>&1
 	podman image exists "$TAG" 2>/dev/null && podman rmi -f "$TAG" >/dev/null 2>&1
 	return 0
 }
-trap 'cleanup_image; xdpt_cleanup' EXIT
+# The test's exit code goes on to xdpt_cleanup, which exits with it.
+trap 'rc=$?; cleanup_image; (exit "$rc"); xdpt_cleanup' EXIT
 
 xdpt_log "1. build the image as $TAG"
 dp_build --image "$TAG"
@@ -62,6 +64,7 @@ cmp -s "$MNT/etc/xdpong/xdpong.conf" "$XDPT_REPO/deploy/xdpong.conf" ||
 	xdpt_fail "the image's /etc/xdpong/xdpong.conf is not deploy/xdpong.conf"
 xdpt_assert_match '^VERSION_CODENAME=bookworm$' "$(cat "$MNT/etc/os-release")" "the image's Debian release"
 # Debian's packages only, each one registered with dpkg (so scanners see them).
+# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 pkgs=$(chroot "$MNT" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 2>&1) ||
 	xdpt_fail "dpkg-query in the image failed: $pkgs"
 for p in libbpf1 libxdp1 libelf1 zlib1g libjson-c5 libsystemd0 libinih1 libmicrohttpd12 libc6; do

@@ -31,6 +31,10 @@
 #
 # Not checked: a real container runtime, its seccomp and AppArmor
 # profiles, the kubelet's probes, Prometheus itself.
+#
+# The rootfs is built from the Debian base that tests/deploy/image.sh (or
+# deploy/build-image.sh) cached; without one, the test skips at once
+# rather than spend its time fetching it again.
 . "$(dirname "$0")/common.bash"
 
 xdpt_require_all
@@ -42,8 +46,8 @@ GRACE=$("$PY" -c 'import sys, yaml
 d = [x for x in yaml.safe_load_all(open(sys.argv[1])) if x and x["kind"] == "DaemonSet"][0]
 print(d["spec"]["template"]["spec"]["terminationGracePeriodSeconds"])' "$DP_MANIFEST")
 
-xdpt_log "1. the image's rootfs"
-dp_build
+xdpt_log "1. the image's rootfs (from the Debian base tests/deploy/image.sh fetched)"
+dp_build --cached-only
 ROOT=$XDPT_TMP/root
 flock -s -w 60 "$XDPT_REPO/build/deploy/.lock" cp -a "$DP_ROOTFS" "$ROOT" ||
 	xdpt_fail "cannot copy $DP_ROOTFS"
@@ -54,7 +58,8 @@ mkdir -p "$CONFIG" "$XDPT_TMP/bpffs"
 printf '%s' "$DP_CONF" >"$CONFIG/xdpong.conf"
 mount -t bpf bpf "$XDPT_TMP/bpffs" || xdpt_fail "cannot mount a bpffs"
 BPFFS_MOUNTED=1
-trap '[ -n "${BPFFS_MOUNTED:-}" ] && umount -l "$XDPT_TMP/bpffs"; xdpt_cleanup' EXIT
+# The test's exit code goes on to xdpt_cleanup, which exits with it.
+trap 'rc=$?; [ -n "${BPFFS_MOUNTED:-}" ] && umount -l "$XDPT_TMP/bpffs"; (exit "$rc"); xdpt_cleanup' EXIT
 
 xdpt_log "2. the node: eth0 in a namespace, kernel echo off"
 xdpt_ns_new NS_PING ping
@@ -93,7 +98,7 @@ POD_N=0
 # pod_start: a new pod; POD_PID is its PID 1 (xdpong) seen from here.
 pod_start()
 {
-	local i
+	local _
 
 	POD_N=$((POD_N + 1))
 	POD_OUT=$XDPT_TMP/pod$POD_N.out
@@ -102,7 +107,7 @@ pod_start()
 		"$DP_PORT" "$DP_SCRIPT" >"$POD_OUT" 2>&1 &
 	POD_UNSHARE=$!
 	POD_PID=
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		POD_PID=$(pgrep -P "$POD_UNSHARE" | head -n 1)
 		[ -n "$POD_PID" ] && [ "$(cat "/proc/$POD_PID/comm" 2>/dev/null)" = xdpong ] && break
 		kill -0 "$POD_UNSHARE" 2>/dev/null || break
