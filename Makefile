@@ -32,12 +32,13 @@ endif
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
-LOADER_HDRS := $(wildcard loader/*.h) include/xdpong.h $(BUILD)/xdpong.skel.h
+LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h
 
 .DELETE_ON_ERROR:
 .PHONY: all clean test tests demo deps fuzz bench install uninstall
 
 # Fragments add to these: tests/*.mk (TEST_BINS), tools/*.mk (TOOL_BINS).
+# Both link lib/ (lib/lib.mk); neither links the other.
 TEST_BINS :=
 TOOL_BINS :=
 .DEFAULT_GOAL := all
@@ -104,6 +105,8 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/xdpong $(DESTDIR)$(UNITDIR)/xdpong@.service \
 		$(DESTDIR)$(UNITDIR)/xdpong.service $(DESTDIR)$(EXAMPLEDIR)/xdpong.conf
 
+# lib/lib.mk first: the other fragments name its archive in their rules.
+include lib/lib.mk
 -include $(wildcard tests/*.mk tools/*.mk tools/*/*.mk)
 
 all: $(BUILD)/xdpong $(TOOL_BINS)

@@ -20,7 +20,7 @@ enum xdpong_outcome {
  * Why. X(name, outcome, description). The list is kept in outcome order
  * (replied, passed, dropped); tests check that order against the outcome
  * column. Appending a reason is one line here; the counters struct, the
- * enum, the loader's tables and the JSON/Prometheus names follow.
+ * enum, the name tables (xdpong_names.h) and the JSON/Prometheus names follow.
  */
 #define XDPONG_REASONS(X)                                                            \
 	X(reply_echo4, REPLIED, "ICMP echo request answered")                        \

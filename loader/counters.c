@@ -6,17 +6,6 @@
 #include <bpf/bpf.h>
 #include "loader.h"
 
-#define X_NAME(name, outcome, desc) #name,
-const char *const reason_names[XDPONG_R_MAX] = { XDPONG_REASONS(X_NAME) };
-#undef X_NAME
-#define X_DESC(name, outcome, desc) desc,
-const char *const reason_descs[XDPONG_R_MAX] = { XDPONG_REASONS(X_DESC) };
-#undef X_DESC
-#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
-const int reason_outcomes[XDPONG_R_MAX] = { XDPONG_REASONS(X_OUTCOME) };
-#undef X_OUTCOME
-const char *const outcome_names[3] = { "replied", "passed", "dropped" };
-
 int outcome_of_name(const char *name)
 {
 	static const char *const prefixes[3] = { "reply_", "pass_", "drop_" };

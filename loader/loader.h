@@ -15,6 +15,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 #include "xdpong.h"
+#include "xdpong_names.h"
 #include "log.h"
 #include "prefix.h"
 #include "opts.h"
@@ -114,6 +115,8 @@ const struct layout_field *layout_find(const struct layout *l, const char *name)
 /* Key 0 of an array map, every CPU's value for a per-CPU one; free(*buf). */
 int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu);
 void *layout_cpu(const struct layout *l, void *buf, int cpu);
+/* Bytes between two CPUs' values in such a buffer. */
+size_t layout_stride(const struct layout *l);
 /* Copy the fields dst's layout shares with src's (same name and size),
  * except those named in skip (NULL-terminated, or NULL). How many. */
 int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
@@ -254,10 +257,7 @@ struct snapshot {
 	__u64 slots[XDPONG_LAT_SLOTS];
 	__u64 lat_sum_ns, lat_count;
 };
-extern const char *const reason_names[XDPONG_R_MAX];
-extern const char *const reason_descs[XDPONG_R_MAX];
-extern const int reason_outcomes[XDPONG_R_MAX];
-extern const char *const outcome_names[3];
+/* reason_names, reason_descs, reason_outcomes, outcome_names: xdpong_names.h */
 /* Sum the counters and histogram over CPUs, by field name (BTF), so a
  * program of another build is read right. 0, -EPROTO if its maps cannot
  * be read by name, -errno. */

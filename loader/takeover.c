@@ -236,7 +236,7 @@ static int settle_one(int old_fd, const void *copied, int ncpu, int carry_fd)
 		ret = layout_read_one(old_fd, &theirs, &now, &n);
 		if (!ret && n != ncpu)
 			ret = -EPROTO;
-		if (!ret && prev && !memcmp(prev, now, (size_t)n * ((theirs.value_size + 7) & ~7U)))
+		if (!ret && prev && !memcmp(prev, now, (size_t)n * layout_stride(&theirs)))
 			break;
 	}
 	if (!ret)

@@ -6,8 +6,8 @@
 $(BUILD)/tests/faults:
 	$(Q)mkdir -p $@
 
-$(BUILD)/tests/faults/flood: tests/faults/flood.c $(BUILD)/tests/packet.o tests/lib/packet.h | $(BUILD)/tests/faults
+$(BUILD)/tests/faults/flood: tests/faults/flood.c $(XDPONG_LIB) $(LIB_HDRS) | $(BUILD)/tests/faults
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib $< $(BUILD)/tests/packet.o -o $@
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) $< $(XDPONG_LIB) -o $@
 
 TEST_BINS += $(BUILD)/tests/faults/flood

@@ -1,37 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0
-# Unit tests and fuzz harness of the XDP program, included by the Makefile.
-# `make tests` builds them; run as root:
+# Unit tests, fuzz harness and TUN/TAP driver of the XDP program, included
+# by the Makefile. `make tests` builds them; run as root:
 #   build/tests/test_xdpong            table-driven fixtures
 #   build/tests/fuzz_xdpong --frames N [--seed S] [--jobs J]
+#   build/tests/tuntap_echo            driven by tests/tuntap/*.sh
 # `make fuzz` pushes FUZZ_FRAMES (10 million) frames, `make fuzz-short` 100,000.
 
 FUZZ_FRAMES ?= 10000000
 FUZZ_SHORT_FRAMES ?= 100000
 FUZZ_ARGS ?=
 
-TESTS_PKT_HDRS := tests/lib/packet.h
-TESTS_BPF_HDRS := include/xdpong.h $(BUILD)/xdpong.skel.h tests/lib/xdpong_fixture.h
+TESTS_CFLAGS := $(LIB_CFLAGS) -Itests/lib
+TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h tests/lib/xdpong_fixture.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
-# tests/lib: packet.o for every user (tools/tuntap.mk, tools/bench/bench.mk too),
-# xdpong_fixture.o for the programs that load build/xdpong.skel.h.
-TESTS_LIB := $(BUILD)/tests/packet.o $(BUILD)/tests/xdpong_fixture.o
+# tests/lib holds what only tests use: xdpong_fixture.o, for the programs
+# that load build/xdpong.skel.h. The rest comes from lib/ (lib/lib.mk).
+TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(XDPONG_LIB)
 
-$(BUILD)/tests/packet.o: tests/lib/packet.c $(TESTS_PKT_HDRS) | $(BUILD)/tests
+$(BUILD)/tests/xdpong_fixture.o: tests/lib/xdpong_fixture.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/xdpong_fixture.o: tests/lib/xdpong_fixture.c $(TESTS_PKT_HDRS) $(TESTS_BPF_HDRS) \
-		| $(BUILD)/tests
+$(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_PKT_HDRS) $(TESTS_BPF_HDRS) | $(BUILD)/tests
+$(BUILD)/tests/fuzz_xdpong.o: tests/fuzz/fuzz_xdpong.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -pthread -c $< -o $@
 
-$(BUILD)/tests/fuzz_xdpong.o: tests/fuzz/fuzz_xdpong.c $(TESTS_PKT_HDRS) $(TESTS_BPF_HDRS) | $(BUILD)/tests
+# The TUN/TAP driver (tests/tuntap/): lib/userpong.c against the XDP program.
+$(BUILD)/tests/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Itests/lib -pthread -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/test_xdpong: $(BUILD)/tests/test_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
@@ -41,7 +42,11 @@ $(BUILD)/tests/fuzz_xdpong: $(BUILD)/tests/fuzz_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
-TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/fuzz_xdpong
+$(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(TESTS_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
+
+TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/fuzz_xdpong $(BUILD)/tests/tuntap_echo
 
 .PHONY: fuzz fuzz-short
 fuzz: $(BUILD)/tests/fuzz_xdpong

@@ -7,10 +7,13 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "xdpong_names.h"
+#include "hex.h"
 #include "userpong.h"
 
 #define PKT_MAX 65535
@@ -141,8 +144,7 @@ static void print_hex_lines(const uint8_t *p, size_t len)
 {
 	for (size_t i = 0; i < len; i += 32) {
 		printf("  ");
-		up_hex_write(stdout, p + i, len - i < 32 ? len - i : 32);
-		printf("\n");
+		pkt_hexline(stdout, p + i, len - i < 32 ? len - i : 32);
 	}
 }
 
@@ -159,6 +161,24 @@ static void show_check(const char *what, uint64_t sum, uint16_t field)
 	printf("  check: %s sums to 0x%04x, not 0xffff: checksum 0x%04x is wrong, 0x%04x would be right\n",
 	       what, folded, field,
 	       (uint16_t)~pkt_csum_fold(sum + (uint16_t)~field));
+}
+
+/* The ICMP or ICMPv6 header's fields, echo types named. */
+static void show_icmp(const char *proto, const uint8_t *icmp, uint8_t request, uint8_t reply)
+{
+	printf("  %s: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
+	       proto, icmp[0], icmp[0] == request ? " (echo request)" :
+			       icmp[0] == reply ? " (echo reply)" : "",
+	       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
+	       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6), pkt_get_be16(icmp + 6));
+}
+
+/* The IP packet of tot bytes (header hl) in a packet of len bytes. */
+static void show_sizes(const char *proto, size_t tot, size_t hl, size_t len)
+{
+	printf("  sizes: IP %zu = header %zu + %s %zu (header 8 + payload %zu)%s\n",
+	       tot, hl, proto, tot - hl, tot - hl - PKT_ICMP_HLEN,
+	       len > tot ? "; bytes after the IP packet are kept" : "");
 }
 
 /* The fields of a packet long enough for its headers. */
@@ -183,15 +203,8 @@ static void report_request(const uint8_t *p, size_t len, int family)
 		    tot >= hl + PKT_ICMP_HLEN && tot <= len) {
 			const uint8_t *icmp = p + hl;
 
-			printf("  ICMP: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-			       icmp[0], icmp[0] == PKT_ICMP_ECHO ? " (echo request)" :
-					icmp[0] == PKT_ICMP_ECHOREPLY ? " (echo reply)" : "",
-			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
-			       pkt_get_be16(icmp + 6));
-			printf("  sizes: IP %zu = header %zu + ICMP %zu (header 8 + payload %zu)%s\n",
-			       tot, hl, tot - hl, tot - hl - PKT_ICMP_HLEN,
-			       len > tot ? "; bytes after the IP packet are kept" : "");
+			show_icmp("ICMP", icmp, PKT_ICMP_ECHO, PKT_ICMP_ECHOREPLY);
+			show_sizes("ICMP", tot, hl, len);
 			show_check("the IPv4 header", pkt_csum_partial(p, hl, 0),
 				   pkt_get_be16(p + 10));
 			show_check("the ICMP message", pkt_csum_partial(icmp, tot - hl, 0),
@@ -211,19 +224,10 @@ static void report_request(const uint8_t *p, size_t len, int family)
 		    PKT_IP6_HLEN + plen <= len) {
 			const uint8_t *icmp = p + PKT_IP6_HLEN;
 
-			printf("  ICMPv6: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-			       icmp[0], icmp[0] == PKT_ICMPV6_ECHO_REQUEST ? " (echo request)" :
-					icmp[0] == PKT_ICMPV6_ECHO_REPLY ? " (echo reply)" : "",
-			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
-			       pkt_get_be16(icmp + 6));
-			printf("  sizes: IP %zu = header 40 + ICMPv6 %zu (header 8 + payload %zu)%s\n",
-			       PKT_IP6_HLEN + plen, plen, plen - PKT_ICMP_HLEN,
-			       len > PKT_IP6_HLEN + plen ? "; bytes after the IP packet are kept" : "");
+			show_icmp("ICMPv6", icmp, PKT_ICMPV6_ECHO_REQUEST, PKT_ICMPV6_ECHO_REPLY);
+			show_sizes("ICMPv6", PKT_IP6_HLEN + plen, PKT_IP6_HLEN, len);
 			show_check("the ICMPv6 message with its pseudo-header",
-				   pkt_csum_pseudo6(p + 8, p + 24, (uint32_t)plen,
-						    PKT_PROTO_ICMPV6) +
-					   pkt_csum_partial(icmp, plen, 0),
+				   pkt_icmp6_sum(p, icmp, plen),
 				   pkt_get_be16(icmp + 2));
 		}
 	}
@@ -277,7 +281,7 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	size_t plen = pkt_get_be16(rep + 4), words = 0;
 	const uint8_t *icmp = rep + PKT_IP6_HLEN, *req_icmp = req + PKT_IP6_HLEN;
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	uint8_t pseudo_tail[8] = { 0 };
+	uint8_t pseudo_tail[8];
 	uint16_t scratch, incr, got;
 	uint64_t sum;
 
@@ -290,11 +294,7 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	       "pseudo-header's sum, the hop limit is not in it)\n");
 	printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu bytes),\n"
 	       "  checksum field as 0:\n", plen);
-	pseudo_tail[0] = (uint8_t)(plen >> 24);
-	pseudo_tail[1] = (uint8_t)(plen >> 16);
-	pseudo_tail[2] = (uint8_t)(plen >> 8);
-	pseudo_tail[3] = (uint8_t)plen;
-	pseudo_tail[7] = PKT_PROTO_ICMPV6;
+	pkt_pseudo6_tail(pseudo_tail, (uint32_t)plen, PKT_PROTO_ICMPV6);
 	sum = show_words("source", rep + 8, 16, -1, &words);
 	sum += show_words("destination", rep + 24, 16, -1, &words);
 	sum += show_words("length, 58", pseudo_tail, 8, -1, &words);
@@ -477,7 +477,7 @@ int main(int argc, char **argv)
 		}
 	}
 	keep_tcpdump_hex(text);
-	len = up_hex_parse(text, req, sizeof(req), why, sizeof(why));
+	len = pkt_hex_parse(text, req, sizeof(req), why, sizeof(why));
 	free(text);
 	if (len < 0) {
 		fprintf(stderr, "pong-hex: not a hex packet: %s\n", why);
@@ -490,22 +490,21 @@ int main(int argc, char **argv)
 	if (is_malformed(r)) {
 		fprintf(stderr, "pong-hex: malformed packet: %s (%s)\n",
 			malformed_detail(req, (size_t)len, why, sizeof(why)),
-			up_reason_names[r]);
+			reason_names[r]);
 		return EXIT_MALFORMED;
 	}
 	if (reply_only) {
 		if (!up_is_reply(r))
 			return EXIT_NO_REPLY;
-		up_hex_write(stdout, rep, (size_t)len);
-		putchar('\n');
+		pkt_hexline(stdout, rep, (size_t)len);
 		return fflush(stdout) ? EXIT_MALFORMED : 0;
 	}
 
 	report_request(req, (size_t)len, family);
-	printf("\nVerdict: %s (%s)\n", up_reason_names[r], up_reason_descs[r]);
+	printf("\nVerdict: %s (%s)\n", reason_names[r], reason_descs[r]);
 	if (!up_is_reply(r)) {
 		printf("No reply is due: xdpong would %s it.\n",
-		       up_reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a user-space stack ignore" :
+		       reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a user-space stack ignore" :
 								"drop");
 		return EXIT_NO_REPLY;
 	}

@@ -9,12 +9,14 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "userpong.h"
+#include "hex.h"
+#include "tun.h"
 
 #define MAX_ADDRS 16
 #define PKT_MAX 65535
@@ -151,7 +153,7 @@ static void do_write(struct helper *h, const char *hex)
 	long n;
 
 	h->writes++;
-	n = up_hex_parse(hex, h->pkt, sizeof(h->pkt), why, sizeof(why));
+	n = pkt_hex_parse(hex, h->pkt, sizeof(h->pkt), why, sizeof(why));
 	if (n < 0) {
 		h->errors++;
 		snprintf(msg, sizeof(msg), "ERR bad hex: %s", why);
@@ -297,7 +299,7 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	h.tun = up_tun_open(tun_name, false, name);
+	h.tun = tun_open(tun_name, false, name);
 	if (h.tun < 0) {
 		fprintf(stderr, "tun-helper: cannot open TUN %s: %s\n",
 			tun_name ? tun_name : "(new)", strerror(-h.tun));
@@ -305,17 +307,17 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < n_addrs; i++) {
 		char buf[64];
-		int e = up_addr_add((int)if_nametoindex(name), &addrs[i]);
+		int e = tun_addr_add((int)if_nametoindex(name), &addrs[i]);
 
 		if (e && e != -EEXIST) {
 			fprintf(stderr, "tun-helper: cannot add %s to %s: %s\n",
-				up_prefix_str(&addrs[i], buf, sizeof(buf)), name,
+				pkt_prefix_str(&addrs[i], buf, sizeof(buf)), name,
 				strerror(-e));
 			goto out;
 		}
 	}
 	if (n_addrs) {
-		int e = up_link_up(name);
+		int e = tun_link_up(name);
 
 		if (e) {
 			fprintf(stderr, "tun-helper: cannot bring %s up: %s\n", name,

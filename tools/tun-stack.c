@@ -7,11 +7,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include <json-c/json.h>
+#include "xdpong_names.h"
+#include "tun.h"
 #include "userpong.h"
 
 #define MAX_PREFIXES 64
@@ -83,7 +87,7 @@ static void addrs_load(struct stack *s, bool say)
 	char buf[64];
 	int e;
 
-	e = up_tun_addrs(s->ifindex, s->addrs, &n, MAX_PREFIXES);
+	e = tun_addrs(s->ifindex, s->addrs, &n, MAX_PREFIXES);
 	if (e)
 		fprintf(stderr, "tun-stack: cannot read the addresses of %s: %s\n",
 			s->ifname, strerror(-e));
@@ -98,10 +102,32 @@ static void addrs_load(struct stack *s, bool say)
 	fprintf(stderr, "tun-stack: %s:", s->ifname);
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, " %s (%s)",
-			up_prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
+			pkt_prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
 			s->addrs[i].origin == UP_ADDR_NOT_OURS ? "the kernel's" :
 			s->addrs[i].origin == XDPONG_ADDR_BROADCAST ? "broadcast" : "ours");
 	fprintf(stderr, "\n");
+}
+
+/* One line in the shape of `xdpong stats --json`, through json-c. */
+static void stats_print_json(const struct stack *s, unsigned long long recv,
+			     const unsigned long long out[3])
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *reasons = json_object_new_object();
+
+	json_object_object_add(o, "iface", json_object_new_string(s->ifname));
+	json_object_object_add(o, "received", json_object_new_uint64(recv));
+	for (int i = 0; i < 3; i++)
+		json_object_object_add(o, outcome_names[i], json_object_new_uint64(out[i]));
+	for (int r = 0; r < XDPONG_R_MAX; r++)
+		json_object_object_add(reasons, reason_names[r],
+				       json_object_new_uint64(s->count[r]));
+	json_object_object_add(o, "reasons", reasons);
+	json_object_object_add(o, "write_errors", json_object_new_uint64(s->write_errors));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	fflush(stdout);
 }
 
 static void stats_print(const struct stack *s, bool json)
@@ -109,30 +135,22 @@ static void stats_print(const struct stack *s, bool json)
 	unsigned long long out[3] = { 0 }, recv = 0;
 
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
-		out[up_reason_outcomes[r]] += s->count[r];
+		out[reason_outcomes[r]] += s->count[r];
 		recv += s->count[r];
 	}
 	if (json) {
-		printf("{\"iface\":\"%s\",\"received\":%llu", s->ifname, recv);
-		for (int o = 0; o < 3; o++)
-			printf(",\"%s\":%llu", up_outcome_names[o], out[o]);
-		printf(",\"reasons\":{");
-		for (int r = 0; r < XDPONG_R_MAX; r++)
-			printf("%s\"%s\":%llu", r ? "," : "", up_reason_names[r],
-			       s->count[r]);
-		printf("},\"write_errors\":%llu}\n", s->write_errors);
-		fflush(stdout);
+		stats_print_json(s, recv, out);
 		return;
 	}
 	printf("tun-stack on %s, counted since start\n", s->ifname);
 	printf("  %-22s %14llu\n", "received", recv);
 	for (int o = 0; o < 3; o++)
-		printf("  %-22s %14llu\n", up_outcome_names[o], out[o]);
+		printf("  %-22s %14llu\n", outcome_names[o], out[o]);
 	printf("\n  %-22s %14s  %s\n", "reason", "packets", "meaning");
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (s->count[r])
-			printf("  %-22s %14llu  %s\n", up_reason_names[r],
-			       s->count[r], up_reason_descs[r]);
+			printf("  %-22s %14llu  %s\n", reason_names[r],
+			       s->count[r], reason_descs[r]);
 	if (s->write_errors)
 		printf("  %-22s %14llu  %s\n", "write_errors", s->write_errors,
 		       "replies the TUN did not take");
@@ -156,7 +174,7 @@ static void log_packet(const uint8_t *p, size_t len, enum xdpong_reason r)
 		inet_ntop(v6 ? AF_INET6 : AF_INET, src, a, sizeof(a));
 		inet_ntop(v6 ? AF_INET6 : AF_INET, dst, b, sizeof(b));
 	}
-	fprintf(stderr, "%-20s %s -> %s, %zu bytes\n", up_reason_names[r], a, b, len);
+	fprintf(stderr, "%-20s %s -> %s, %zu bytes\n", reason_names[r], a, b, len);
 }
 
 int main(int argc, char **argv)
@@ -227,14 +245,14 @@ int main(int argc, char **argv)
 
 	/* Before reading the addresses, so no change slips in between. */
 	if (s.auto_addrs) {
-		s.watch = up_addr_watch_open();
+		s.watch = tun_addr_watch_open();
 		if (s.watch < 0) {
 			fprintf(stderr, "tun-stack: cannot watch address changes: %s\n",
 				strerror(-s.watch));
 			return 1;
 		}
 	}
-	s.fd = up_tun_open(s.ifname, false, name);
+	s.fd = tun_open(s.ifname, false, name);
 	if (s.fd < 0) {
 		fprintf(stderr, "tun-stack: cannot open TUN %s: %s%s\n", s.ifname,
 			strerror(-s.fd),
@@ -274,7 +292,7 @@ int main(int argc, char **argv)
 		r = up_answer(&s.cfg, buf, (size_t)n);
 		/* A miss may be an address added since: reload only then. */
 		if (r == XDPONG_R_pass_dst_not_local && s.auto_addrs &&
-		    up_addr_changed(s.watch)) {
+		    tun_addr_changed(s.watch)) {
 			addrs_load(&s, verbose > 0);
 			r = up_answer(&s.cfg, buf, (size_t)n);
 		}

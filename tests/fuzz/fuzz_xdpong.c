@@ -28,8 +28,11 @@
 #include <bpf/libbpf.h>
 
 #include "xdpong.h"
+#include "xdpong_names.h"
 #include "xdpong.skel.h"
+#include "hex.h"
 #include "packet.h"
+#include "reference.h"
 #include "xdpong_fixture.h"
 
 #define MAX_FRAME XF_MAX_LINEAR_FRAME
@@ -616,7 +619,7 @@ static uint64_t check_counters(const struct tally *t)
 		lat = l.count;
 		for (int r = 0; r < XDPONG_R_MAX; r++) {
 			received += c[r];
-			by_outcome[xf_reason_outcome[r]] += c[r];
+			by_outcome[reason_outcomes[r]] += c[r];
 		}
 		printf("%s counters: received %llu = replied %llu + passed %llu + dropped %llu\n",
 		       fname, (unsigned long long)received,
@@ -625,7 +628,7 @@ static uint64_t check_counters(const struct tally *t)
 		       (unsigned long long)by_outcome[XDPONG_DROPPED]);
 		for (int r = 0; r < XDPONG_R_MAX; r++)
 			if (c[r])
-				printf("  %-20s %llu\n", xf_reason_names[r],
+				printf("  %-20s %llu\n", reason_names[r],
 				       (unsigned long long)c[r]);
 		if (received != t->pushed[f]) {
 			printf("FAIL %s: counters received %llu, frames pushed %" PRIu64 "\n",

@@ -11,13 +11,6 @@
 
 const uint8_t xf_our_mac[6] = XF_OUR_MAC;
 
-#define X_NAME(name, outcome, desc) #name,
-const char *const xf_reason_names[XDPONG_R_MAX] = { XDPONG_REASONS(X_NAME) };
-#undef X_NAME
-#define X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
-const enum xdpong_outcome xf_reason_outcome[XDPONG_R_MAX] = { XDPONG_REASONS(X_OUTCOME) };
-#undef X_OUTCOME
-
 int xf_ncpus;
 
 /* RFC 5737 / RFC 3849 documentation ranges, as `xdpong attach` would load them. */

@@ -4,7 +4,7 @@
  * program: the addresses every instance answers for, loading a configured
  * program with its reference config to match, filling its address maps
  * and reading its per-CPU maps. Needs build/xdpong.skel.h and libbpf;
- * tests/lib/packet.h judges the frames.
+ * lib/reference.h judges the frames.
  */
 #ifndef XDPONG_TESTS_FIXTURE_H
 #define XDPONG_TESTS_FIXTURE_H
@@ -17,6 +17,7 @@
 
 #include "xdpong.h"
 #include "packet.h"
+#include "reference.h"
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -30,10 +31,6 @@ struct xdpong_bpf;
 /* The program's MAC in every Ethernet instance, as an initializer and an array. */
 #define XF_OUR_MAC { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 }
 extern const uint8_t xf_our_mac[6];
-
-/* Reason names and outcomes, from include/xdpong.h's X-macro. */
-extern const char *const xf_reason_names[XDPONG_R_MAX];
-extern const enum xdpong_outcome xf_reason_outcome[XDPONG_R_MAX];
 
 /* Possible CPUs, for the per-CPU maps; set by xf_init(). */
 extern int xf_ncpus;

@@ -12,12 +12,13 @@
  * --rtt N: N requests, one at a time, and the median round trip.
  *
  * --compare-xdp: no device. The same frames through the real XDP program
- * (bpf_prog_test_run, IP framing) and through tools/userpong.c, the rules
+ * (bpf_prog_test_run, IP framing) and through lib/userpong.c, the rules
  * tun-stack and pong-hex use: reasons and reply bytes must be equal.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdpong_names.h"
+#include "hex.h"
+#include "tun.h"
 #include "userpong.h"
 #include "xdpong.skel.h"
 #include "xdpong_fixture.h"
@@ -115,7 +119,7 @@ static void usage(FILE *f)
 		"  --rtt N                  instead: N IPv4 (--family 6: IPv6) requests, one\n"
 		"                           at a time, --interval MS apart (default 200);\n"
 		"                           print the round trips and their median\n"
-		"  --compare-xdp            the XDP program and tools/userpong.c on the\n"
+		"  --compare-xdp            the XDP program and lib/userpong.c on the\n"
 		"                           same frames (--frames N random ones too)\n"
 		"  -v                       more output\n"
 		"\n"
@@ -388,7 +392,7 @@ static int echo_mode(int fd)
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (expect[r])
 			off += (size_t)snprintf(env + off, sizeof(env) - off, "%s%s=%lu",
-						off ? " " : "", up_reason_names[r], expect[r]);
+						off ? " " : "", reason_names[r], expect[r]);
 	setenv("TT_EXPECT", env, 1);
 	snprintf(env, sizeof(env), "%lu", sent);
 	setenv("TT_SENT", env, 1);
@@ -623,7 +627,7 @@ static int compare_mode(void)
 			continue;
 		if (mismatches++ < 10) {
 			printf("MISMATCH frame %lu (seed %lu): xdp %s, userpong %s\n", i,
-			       o.seed, up_reason_names[xr], up_reason_names[ur]);
+			       o.seed, reason_names[xr], reason_names[ur]);
 			printf("    frame: ");
 			pkt_hexline(stdout, frame, len);
 			if ((int)ur == xr)
@@ -634,7 +638,7 @@ static int compare_mode(void)
 	       runs, o.seed, mismatches);
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (per_reason[r])
-			printf(" %s=%lu", up_reason_names[r], per_reason[r]);
+			printf(" %s=%lu", reason_names[r], per_reason[r]);
 	printf("\n");
 	xdpong_bpf__destroy(x.skel);
 	return mismatches ? 1 : 0;
@@ -756,7 +760,7 @@ int main(int argc, char **argv)
 	o.other6 = o.local6;
 	o.other6.addr[15] ^= 0x40;
 
-	fd = up_tun_open(o.dev, o.tap, name);
+	fd = tun_open(o.dev, o.tap, name);
 	if (fd < 0) {
 		fprintf(stderr, "tuntap_echo: cannot create %s %s: %s\n",
 			o.tap ? "TAP" : "TUN", o.dev, strerror(-fd));

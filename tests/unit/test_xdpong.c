@@ -26,8 +26,11 @@
 #include <bpf/libbpf.h>
 
 #include "xdpong.h"
+#include "xdpong_names.h"
 #include "xdpong.skel.h"
+#include "hex.h"
 #include "packet.h"
+#include "reference.h"
 #include "xdpong_fixture.h"
 
 /* Fixture rows override the defaults of V4()/V6(): later initializers win. */
@@ -87,12 +90,12 @@ static bool verbose;
 static char libbpf_last[160]; /* last line of the last verifier log */
 static unsigned int n_passed, n_failed;
 
-/* ---- Reasons, from the X-macro (xf_reason_names, xf_reason_outcome) ---- */
+/* ---- Reasons, from the X-macro (reason_names, reason_outcomes) ---- */
 #define R(name) XDPONG_R_##name
 
 static int verdict_of(enum xdpong_reason r)
 {
-	switch (xf_reason_outcome[r]) {
+	switch (reason_outcomes[r]) {
 	case XDPONG_REPLIED:
 		return XDP_TX;
 	case XDPONG_PASSED:
@@ -567,7 +570,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	struct xdpong_latency lat0, lat1;
 	enum pkt_ref_verdict rv;
 	const char *why = "";
-	bool reply = xf_reason_outcome[want] == XDPONG_REPLIED;
+	bool reply = reason_outcomes[want] == XDPONG_REPLIED;
 	bool limited = want == R(drop_rate_limited) || want == R(drop_global_limited);
 	int err;
 
@@ -600,8 +603,8 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 
 		if (d != want_d)
 			fail(name, "counter %s moved by %lld, want %llu (reason %s)",
-			     xf_reason_names[r], (long long)d,
-			     (unsigned long long)want_d, xf_reason_names[want]);
+			     reason_names[r], (long long)d,
+			     (unsigned long long)want_d, reason_names[want]);
 	}
 
 	/* Latency: one sample per reply when sampling 1 in 1, nothing otherwise. */
@@ -649,7 +652,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	} else {
 		if (rv == PKT_REF_REPLY && !limited)
 			fail(name, "fixture wants %s, the reference would reply",
-			     xf_reason_names[want]);
+			     reason_names[want]);
 		if (memcmp(out, in, in_len) || opts.data_size_out != in_len) {
 			fail(name, "output differs from the input:");
 			pkt_hexdiff(stdout, "    ", out, opts.data_size_out, in, in_len);
@@ -684,9 +687,9 @@ static void run_fixture(const struct fixture *f)
 	len = build_fixture(f, frame, sizeof(frame));
 	if (!len)
 		fail(f->name, "fixture does not build");
-	else if ((f->out == REPLY) != (xf_reason_outcome[f->reason] == XDPONG_REPLIED))
+	else if ((f->out == REPLY) != (reason_outcomes[f->reason] == XDPONG_REPLIED))
 		fail(f->name, "fixture row: output %s contradicts reason %s",
-		     f->out == REPLY ? "REPLY" : "SAME", xf_reason_names[f->reason]);
+		     f->out == REPLY ? "REPLY" : "SAME", reason_names[f->reason]);
 	else
 		run_frame(f->name, f->inst, frame, len, f->reason, f->want_csum);
 	case_end(f->name);
@@ -830,18 +833,18 @@ static void test_reason_order(void)
 
 	case_begin();
 	for (int r = 1; r < XDPONG_R_MAX; r++)
-		if (xf_reason_outcome[r] < xf_reason_outcome[r - 1])
+		if (reason_outcomes[r] < reason_outcomes[r - 1])
 			fail(name, "%s (outcome %d) after %s (outcome %d)",
-			     xf_reason_names[r], xf_reason_outcome[r],
-			     xf_reason_names[r - 1], xf_reason_outcome[r - 1]);
+			     reason_names[r], reason_outcomes[r],
+			     reason_names[r - 1], reason_outcomes[r - 1]);
 	for (int r = XDPONG_R_MAX - 1; r >= 0; r--) {
-		if (xf_reason_outcome[r] == XDPONG_PASSED)
+		if (reason_outcomes[r] == XDPONG_PASSED)
 			first_passed = r;
-		if (xf_reason_outcome[r] == XDPONG_DROPPED)
+		if (reason_outcomes[r] == XDPONG_DROPPED)
 			first_dropped = r;
 	}
-	if (xf_reason_outcome[0] != XDPONG_REPLIED)
-		fail(name, "first reason %s is not a reply", xf_reason_names[0]);
+	if (reason_outcomes[0] != XDPONG_REPLIED)
+		fail(name, "first reason %s is not a reply", reason_names[0]);
 	if (first_passed != XDPONG_R_FIRST_PASSED)
 		fail(name, "first passed reason is %d, XDPONG_R_FIRST_PASSED is %d",
 		     first_passed, XDPONG_R_FIRST_PASSED);
@@ -875,7 +878,7 @@ static void test_reasons_covered(const __u64 start[N_INST][XDPONG_R_MAX])
 		if (r == R(pass_too_big))
 			continue;
 		if (!total[r])
-			fail(name, "no fixture gives %s", xf_reason_names[r]);
+			fail(name, "no fixture gives %s", reason_names[r]);
 	}
 	case_end(name);
 }

@@ -17,78 +17,11 @@
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
 #include "driver.h"
+#include "util.h"
 #include "report.h"
 #include "gen.skel.h"
 #include "sink.skel.h"
 #include "reflect.skel.h"
-
-volatile sig_atomic_t bench_stop;
-int bench_verbose;
-
-/* The configurations compared, in table order. */
-const struct responder responders[NRESP] = {
-	[R_KERNEL] = { "kernel", RESP_KERNEL, false, 0, true, true, true },
-	[R_XDPONG_SKB] = { "xdpong-skb", RESP_XDPONG, false, LAT_LOADER_DEFAULT,
-			   true, true, true },
-	[R_XDPONG_NATIVE] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT,
-			      true, true, true },
-	[R_BARE_SKB] = { "bare-skb", RESP_BARE, false, 0, true, false, true },
-	[R_BARE_NATIVE] = { "bare-native", RESP_BARE, true, 0, true, true, true },
-	/* Observability: the same program with the latency histogram off,
-	 * sampled 1 in N, and timing every reply. */
-	[R_XDPONG_LAT_OFF] = { "xdpong-native-lat-off", RESP_XDPONG, true, 0,
-			       true, false, false },
-	[R_XDPONG_LAT_SAMPLED] = { "xdpong-native-lat-1-in-n", RESP_XDPONG, true,
-				   LAT_BENCH_N, true, false, false },
-	[R_XDPONG_LAT_EVERY] = { "xdpong-native-lat-every", RESP_XDPONG, true, 1,
-				 true, false, false },
-	[R_TUN_STACK] = { "tun-stack", RESP_TUN_STACK, false, 0, false, true, true },
-};
-
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("bench: ", fmt, ap);
-	va_end(ap);
-}
-
-void dbg(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!bench_verbose)
-		return;
-	va_start(ap, fmt);
-	vmsg("bench: ", fmt, ap);
-	va_end(ap);
-}
-
-int fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg("bench: error: ", fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void on_stop(int sig)
 {

@@ -8,8 +8,8 @@ BENCH_BPF  := gen sink reflect pass xdpong_cost
 BENCH_SKEL := $(patsubst %,$(BENCH_DIR)/%.skel.h,$(BENCH_BPF))
 BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard tools/bench/*.c))
 BENCH_OBJS := $(patsubst tools/bench/%.c,$(BENCH_DIR)/obj/%.o,$(BENCH_SRCS))
-# Frames and checksums come from the tests' packet library (one builder).
-BENCH_LIB  := $(BUILD)/tests/packet.o
+# Frames and checksums come from lib/packet.c, the builder the tests use too.
+BENCH_LIB  := $(XDPONG_LIB)
 BENCH_HDRS := $(wildcard tools/bench/*.h) include/xdpong.h
 BENCH_BIN  := $(BENCH_DIR)/xdpong-bench
 
@@ -34,10 +34,10 @@ $(BENCH_DIR)/%.skel.h: $(BENCH_DIR)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-$(BENCH_DIR)/obj/%.o: tools/bench/%.c $(BENCH_HDRS) tests/lib/packet.h $(BENCH_SKEL) \
+$(BENCH_DIR)/obj/%.o: tools/bench/%.c $(BENCH_HDRS) $(LIB_HDRS) $(BENCH_SKEL) \
 		$(BUILD)/xdpong.skel.h | $(BENCH_DIR)/obj
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -I$(BENCH_DIR) -Itools/bench -Itests/lib -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) -I$(BENCH_DIR) -Itools/bench $(LIB_CFLAGS) -c $< -o $@
 
 $(BENCH_BIN): $(BENCH_OBJS) $(BENCH_LIB)
 	$(call msg,LINK,$@)

@@ -19,6 +19,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "driver.h"
+#include "util.h"
+#include "hex.h"
 #include "packet.h"
 #include "xdpong.h"
 #include "pass.skel.h"

@@ -3,7 +3,6 @@
 #ifndef XDPONG_BENCH_DRIVER_H
 #define XDPONG_BENCH_DRIVER_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -11,16 +10,6 @@
 #include "bench.h"
 
 #define TRIALS_MAX 9
-
-/* Set by SIGINT/SIGTERM: every loop checks it and unwinds to teardown. */
-extern volatile sig_atomic_t bench_stop;
-extern int bench_verbose;
-
-/* Progress and errors go to stderr; stdout holds the table or the JSON. */
-void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-double now_s(void);
 
 /* ---- stats.c: one figure over trials ---- */
 struct series {
@@ -49,7 +38,7 @@ void sort_doubles(double *v, size_t n);
 #define IP4_TUN_PEER "198.18.1.2"
 #define IP4_TUN_NET "198.18.1.0/24"
 
-/* Build an Ethernet frame into buf with tests/lib's pkt_build(); return its length, or -1. */
+/* Build an Ethernet frame into buf with lib/'s pkt_build(); return its length, or -1. */
 int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq);
 int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq);
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len);
@@ -114,7 +103,6 @@ struct bench_env {
 
 int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-int enter_ns(int nsfd);
 int net_setup(struct bench_env *env);
 void net_teardown(struct bench_env *env);
 int responder_attach(struct bench_env *env, const struct responder *r);
@@ -124,7 +112,6 @@ int layout_apply(struct bench_env *env, enum layout layout);
 /* xdpong's own "replied" counter, through `xdpong stats --json`. */
 int xdpong_replied(struct bench_env *env, unsigned long long *replied);
 int xdpong_latency_default(struct bench_env *env);
-int pin_self_cpu(int cpu);
 
 /* ---- rate.c: answered rate with the live-frames generator ---- */
 struct rate_trial {

@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "driver.h"
+#include "util.h"
 #include "sink.skel.h"
 #include "reflect.skel.h"
 
@@ -130,24 +131,6 @@ static int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
 	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return run_capture(timeout_s, -1, out, size, cmd);
-}
-
-int enter_ns(int nsfd)
-{
-	if (setns(nsfd, CLONE_NEWNET))
-		return fail("setns: %s", strerror(errno));
-	return 0;
-}
-
-int pin_self_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		return fail("cannot pin to CPU %d: %s", cpu, strerror(errno));
-	return 0;
 }
 
 static int open_ns(const char *name)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test frames: IPv4/IPv6 echo requests and a UDP datagram, from tests/lib's builder. */
+/* Test frames: IPv4/IPv6 echo requests and a UDP datagram, from lib/'s builder. */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>

@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "driver.h"
+#include "util.h"
 #include "gen.skel.h"
 #include "sink.skel.h"
 

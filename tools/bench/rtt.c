@@ -21,6 +21,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include "driver.h"
+#include "util.h"
 #include "packet.h"
 
 #define PROBE_DATA 56          /* ping's default: a 98-byte frame */

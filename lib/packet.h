@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Packet helpers for tests and user-space tools: RFC 1071 checksums,
- * builders for ICMP/ICMPv6 echo frames with every field settable, a
- * reference echo responder and hex dumps.
+ * builders for ICMP/ICMPv6 echo frames with every field settable and
+ * address prefixes. reference.h holds the reference echo responder built
+ * on them, hex.h the hex dumps and parser.
  *
  * Plain C, no BPF: this code is the independent judge of what the XDP
  * program does, so it shares nothing with bpf/ and must not be derived
  * from it. Multi-byte values in the API are in host order unless the
  * name says otherwise; addresses and MACs are byte arrays as on the wire.
  */
-#ifndef XDPONG_TESTS_PACKET_H
-#define XDPONG_TESTS_PACKET_H
+#ifndef XDPONG_LIB_PACKET_H
+#define XDPONG_LIB_PACKET_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define PKT_ETH_HLEN 14
 #define PKT_IP4_HLEN 20 /* without options */
@@ -68,9 +68,24 @@ uint16_t pkt_csum_fold(uint64_t sum);
 /* The checksum to store for len bytes: ~fold(sum); all-zero data gives 0xffff. */
 uint16_t pkt_csum(const void *buf, size_t len);
 
-/* RFC 8200 section 8.1 pseudo-header: addresses, upper-layer length, next header. */
+/*
+ * The IPv6 pseudo-header (RFC 8200 section 8.1) is the source and
+ * destination addresses, then these 8 bytes: the upper-layer length as 32
+ * bits, three zero bytes and the next header value.
+ */
+void pkt_pseudo6_tail(uint8_t tail[8], uint32_t upper_len, uint8_t nexthdr);
+
+/* The pseudo-header's running sum: addresses, then pkt_pseudo6_tail(). */
 uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16],
 			  uint32_t upper_len, uint8_t nexthdr);
+
+/*
+ * The folded sum of an ICMPv6 message of len bytes at icmp with the
+ * pseudo-header of the IPv6 header at ip6 (its addresses): 0xffff if the
+ * message's checksum is right; with the checksum field zeroed, its
+ * complement is the checksum to store.
+ */
+uint16_t pkt_icmp6_sum(const uint8_t *ip6, const uint8_t *icmp, size_t len);
 
 /*
  * Check every checksum of an IPv4+ICMP or IPv6+ICMPv6 frame, sizes taken
@@ -165,7 +180,7 @@ void pkt_spec_init(struct pkt_spec *s, int family, enum pkt_framing framing);
  */
 size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap);
 
-/* ---- Reference responder ---- */
+/* ---- Address prefixes ---- */
 
 /* An address prefix we answer for: family 4 or 6, network-order bytes. */
 struct pkt_prefix {
@@ -173,46 +188,6 @@ struct pkt_prefix {
 	uint8_t addr[16];
 	unsigned int len;
 };
-
-/* What the responder under test was configured with. */
-struct pkt_ref_config {
-	enum pkt_framing framing;
-	bool check_mac;           /* answer only frames sent to mac */
-	uint8_t mac[6];
-	const struct pkt_prefix *local; /* destinations that are ours */
-	size_t n_local;
-	/* The host's own IPv4 addresses: Linux drops packets from them */
-	const struct pkt_prefix *own;
-	size_t n_own;
-	/* The host's subnet broadcast addresses: Linux treats them as broadcast */
-	const struct pkt_prefix *broadcast;
-	size_t n_broadcast;
-	size_t max_icmp_len;      /* longer ICMP messages go to the kernel; 0: no limit */
-};
-
-/* What a correct responder does with a frame. */
-enum pkt_ref_verdict {
-	/* Answer with exactly the reply bytes. */
-	PKT_REF_REPLY = 0,
-	/* Not ours to answer but well formed: hand it to the kernel unchanged. */
-	PKT_REF_KERNEL = 1,
-	/* Malformed or martian: never answer; passing or dropping are both right. */
-	PKT_REF_INVALID = 2,
-};
-
-/*
- * Decide, from the RFCs and Linux's receive checks and independently of
- * any responder's code, what a correct echo responder does with frame.
- * On PKT_REF_REPLY writes the reply, len bytes, to reply (may be NULL
- * otherwise; must not overlap frame): link and IP addresses swapped,
- * TTL/hop limit 64, type 0/129, checksums computed from scratch (RFC
- * 1071: an all-zero ICMP message gets 0xffff), everything else,
- * padding after the IP packet included, unchanged. *why (if non-NULL)
- * gets a short reason.
- */
-enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg,
-					 const uint8_t *frame, size_t len,
-					 uint8_t *reply, const char **why);
 
 /* True if addr (family 4 or 6) lies in one of the n prefixes. */
 bool pkt_prefix_match(const struct pkt_prefix *p, size_t n, int family,
@@ -224,21 +199,7 @@ bool pkt_prefix_match(const struct pkt_prefix *p, size_t n, int family,
  */
 int pkt_prefix_parse(const char *text, struct pkt_prefix *p);
 
-/* ---- Hex dumps ---- */
+/* "192.0.2.0/24" into buf (64 bytes is enough). */
+const char *pkt_prefix_str(const struct pkt_prefix *p, char *buf, size_t size);
 
-/* 16 bytes a line, offset first, each line starting with indent. */
-void pkt_hexdump(FILE *f, const char *indent, const uint8_t *buf, size_t len);
-
-/* buf as one line of hex digits, no spaces: for pasting into a fixture. */
-void pkt_hexline(FILE *f, const uint8_t *buf, size_t len);
-
-/*
- * Compare got with want. If equal, print nothing and return 0; else print
- * the 16-byte lines that differ as a pair of "got"/"want" lines with the
- * differing bytes marked, plus a length note, and return the number of
- * differing bytes (lengths differing count as one).
- */
-size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got,
-		   size_t got_len, const uint8_t *want, size_t want_len);
-
-#endif /* XDPONG_TESTS_PACKET_H */
+#endif /* XDPONG_LIB_PACKET_H */
