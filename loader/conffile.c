@@ -177,6 +177,14 @@ static char *reader(char *str, int num, void *stream)
 
 static int parse_file(struct config *c, const char *path, int depth);
 
+/* A directory that does not exist matches nothing; one that cannot be
+ * read is an error (glob then stops: the callback returns non-zero). */
+static int glob_error(const char *path, int e)
+{
+	(void)path;
+	return e != ENOENT && e != ENOTDIR;
+}
+
 static int include(struct parse *p, const char *pattern)
 {
 	glob_t g;
@@ -184,7 +192,7 @@ static int include(struct parse *p, const char *pattern)
 
 	if (p->depth >= MAX_DEPTH)
 		return fail(p, "include nested more than %d deep", MAX_DEPTH);
-	ret = glob(pattern, GLOB_ERR, NULL, &g);
+	ret = glob(pattern, 0, glob_error, &g);
 	if (ret == GLOB_NOMATCH) {
 		if (!strpbrk(pattern, "*?["))
 			return fail(p, "include: %s does not exist", pattern);

@@ -35,6 +35,11 @@ mode = skb
 addr = 192.0.2.0/24
 CONF
 
+# A glob may match nothing, even in a directory that does not exist (an
+# empty or absent conf.d/); a plain path must exist (no_include below).
+printf '[global]\ninclude = %s/absent.d/*.conf\n[interface x0]\n' "$XDPT_TMP" >"$XDPT_TMP/glob.conf"
+xdpt_ok "$XDPONG" config check "$XDPT_TMP/glob.conf"
+
 # name | file body | expected message (ERE, after "FILE:")
 bad()
 {
