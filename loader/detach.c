@@ -17,7 +17,7 @@ static int detach_main(const struct opts *o)
 	if (require_privileges())
 		return 1;
 	if (link_get(ifname, 0, &li)) {
-		int removed = pins_remove(ifname);
+		int removed = pins_release(ifname, 0);
 
 		if (removed) {
 			printf("xdpong: %s is gone; removed its %d stale pins\n",
@@ -29,8 +29,7 @@ static int detach_main(const struct opts *o)
 	}
 	ret = attachment_find(li.ifindex, &a, &other);
 	if (ret == -ENOENT) {
-		if (pins_stale(li.name))
-			pins_remove(li.name);
+		pins_release(li.name, 0);
 		if (other)
 			log_error("%s has XDP program id %u, which is not xdpong; not touching it",
 				  li.name, other);
@@ -49,13 +48,14 @@ static int detach_main(const struct opts *o)
 		ret = xdp_program__detach(p, li.ifindex, a.xdp_mode, 0);
 		xdp_program__close(p);
 	}
+	if (!ret)
+		pins_release(li.name, a.map_id[MAP_STATS]);
 	attachment_close(&a);
 	if (ret) {
 		log_error("failed to detach xdpong (program id %u) from %s: %s", a.prog_id,
 			  li.name, strerror(-ret));
 		return 1;
 	}
-	pins_remove(li.name);
 	printf("xdpong: detached from %s (program id %u); the kernel answers pings again\n",
 	       li.name, a.prog_id);
 	return 0;

@@ -149,6 +149,10 @@ int pins_create(const char *ifname, const int map_fd[MAP_COUNT]);
 bool pins_match(const char *ifname, __u32 stats_map_id);
 /* Pins whose interface is gone and whose maps no program uses. */
 bool pins_stale(const char *ifname);
+/* Remove ifname's pins if they are the program's whose stats map has this
+ * id (0: none), or stale; never another live xdpong's (an interface of the
+ * same name in another netns). How many were removed. */
+int pins_release(const char *ifname, __u32 stats_map_id);
 /* Remove ifname's pins unless they are its live program's (stats_map_id)
  * or another live xdpong's (an interface of the same name in another
  * netns: refused). 0 or -1 (error printed). */
@@ -331,6 +335,7 @@ struct served {
 	struct attachment a;  /* when up */
 	time_t since;         /* attached since */
 	char why[160];        /* why not up */
+	bool missing;         /* not up because the interface does not exist */
 	struct snapshot prev, cur;
 	bool have_stats;
 };
@@ -340,7 +345,8 @@ struct service {
 	bool wait_for_ifaces; /* config mode: a missing interface is waited for */
 	bool lost_one;        /* an interface was deleted (ends a CLI-mode run) */
 };
-/* Claim, then load or take over. 0, or -1 with why set (and said). */
+/* Claim, then load or take over. 0, or -1 with why set (and said, except
+ * a missing interface: v->missing, which the caller may wait for). */
 int served_up(struct served *v);
 void served_down(struct served *v, bool detach);
 /* Make the interface-origin addresses equal the interface's. */

@@ -126,6 +126,13 @@ bool pins_match(const char *ifname, __u32 stats_map_id)
 	return stats_map_id && !pinned_map_id(path, &id) && id == stats_map_id;
 }
 
+int pins_release(const char *ifname, __u32 stats_map_id)
+{
+	if (pins_match(ifname, stats_map_id) || pins_stale(ifname))
+		return pins_remove(ifname);
+	return 0;
+}
+
 bool pins_stale(const char *ifname)
 {
 	char dir[256], path[320];
@@ -146,7 +153,7 @@ int pins_prepare(const char *ifname, __u32 stats_map_id)
 	pin_dir(ifname, dir, sizeof(dir));
 	pin_path(ifname, MAP_STATS, path, sizeof(path));
 	if (!access(path, F_OK) && pinned_map_in_use(path))
-		return log_error("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?); detach that one first",
+		return log_error("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?): left as they are",
 				 dir);
 	pins_remove(ifname); /* stale, or partial from a killed attach */
 	return 0;

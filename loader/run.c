@@ -384,8 +384,14 @@ static int run_main(const struct opts *cli)
 
 		if (!served_up(v))
 			up++;
-		else if (!svc->wait_for_ifaces)
-			goto out_down; /* the command line's one interface: said why */
+		else if (!svc->wait_for_ifaces) {
+			/* The command line's one interface: failures other
+			 * than a missing interface were said already. */
+			if (v->missing)
+				log_error("interface '%s' not found in this network namespace (see 'ip link')",
+					  v->name);
+			goto out_down;
+		}
 		else
 			log_note("%s: not attached: %s", v->name, v->why);
 	}

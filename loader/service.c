@@ -34,6 +34,7 @@ int served_up(struct served *v)
 	if (v->up)
 		return 0;
 	e = link_get(v->name, 0, &li);
+	v->missing = e == -ENODEV;
 	if (e) {
 		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)" : strerror(-e));
 		return -1;
@@ -87,7 +88,7 @@ void served_down(struct served *v, bool detach)
 static void served_gone(struct served *v)
 {
 	if (v->up) {
-		pins_remove(v->name);
+		pins_release(v->name, v->a.map_id[MAP_STATS]);
 		v->a.attached_here = false;
 	}
 	served_down(v, false);

@@ -57,7 +57,11 @@ export PATH="$REPO/build:$PATH"
 X() { nsenter "--net=/run/netns/$NS_RESP" "$@"; }
 
 # Paths the docs write to that do not exist here: under the scratch dir.
-mkdir -p "$XDPT_TMP/var/lib/node_exporter" "$XDPT_TMP/var/lib/prometheus/node-exporter"
+mkdir -p "$XDPT_TMP/var/lib/node_exporter" "$XDPT_TMP/var/lib/prometheus/node-exporter" \
+	"$XDPT_TMP/etc/xdpong"
+# The config the Fleet section names: the installed example (eth0 here; eth1
+# is missing, which run --config waits for).
+cp "$REPO/systemd/xdpong.conf.example" "$XDPT_TMP/etc/xdpong/xdpong.conf"
 
 # promtool is not in Debian's smaller packages; the Prometheus project's
 # own Python parser checks the same exposition format.
@@ -109,6 +113,7 @@ while IFS=$'\t' read -r where sec cmd; do
 	esac
 	run=$cmd
 	run=${run//\/var\/lib\//$XDPT_TMP/var/lib/}
+	run=${run//\/etc\/xdpong\//$XDPT_TMP/etc/xdpong/}
 	run=${run//| promtool check metrics/| $PROMCHECK}
 	ns=$NS_RESP
 	case $run in

@@ -51,10 +51,18 @@ def strip_comment(cmd):
 
 
 def readme(path):
-    lines, inside, section = [], False, ""
+    lines, inside, skip, section = [], False, False, ""
     for no, text in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
         if text.startswith("```"):
-            inside = not inside
+            # Shell blocks only: a fence with no language or sh/shell/
+            # console; ini and others are file contents, not commands.
+            if inside:
+                inside, skip = False, False
+            else:
+                inside = True
+                skip = text[3:].strip() not in ("", "sh", "shell", "bash", "console")
+            continue
+        if inside and skip:
             continue
         if inside:
             lines.append((no, section, text))
