@@ -31,19 +31,6 @@ uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *
 	return origin;
 }
 
-const char *up_origin_name(uint32_t origin)
-{
-	switch (origin) {
-	case XDPONG_ADDR_IFACE:
-		return "iface";
-	case XDPONG_ADDR_OPERATOR:
-		return "operator";
-	case XDPONG_ADDR_BROADCAST:
-		return "broadcast";
-	}
-	return "not ours";
-}
-
 /* Is dst ours to answer? If not, *why says which reason the packet gets. */
 static bool dst_is_ours(const struct up_config *cfg, int family, const uint8_t *dst,
 			enum xdpong_reason *why)

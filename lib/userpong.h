@@ -62,7 +62,4 @@ static inline bool up_is_reply(enum xdpong_reason r)
  */
 uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new);
 
-/* "iface", "operator", "broadcast", "not ours" */
-const char *up_origin_name(uint32_t origin);
-
 #endif /* XDPONG_USERPONG_H */

@@ -126,6 +126,12 @@ int snapshot_read(const struct attachment *a, struct snapshot *s)
 	ret = read_stats(a->map_fd[MAP_STATS], s);
 	if (!ret)
 		ret = read_latency(a->map_fd[MAP_LATENCY], s);
+	/* What an upgrade carried over (loader/takeover.c), where there is
+	 * a carry map (builds before it have none). */
+	if (!ret && a->map_fd[MAP_CARRY] >= 0)
+		ret = read_stats(a->map_fd[MAP_CARRY], s);
+	if (!ret && a->map_fd[MAP_LATCARRY] >= 0)
+		ret = read_latency(a->map_fd[MAP_LATCARRY], s);
 	return ret;
 }
 

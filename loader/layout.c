@@ -121,7 +121,7 @@ const struct layout_field *layout_find(const struct layout *l, const char *name)
 }
 
 /* Per-CPU values are laid out at 8-byte strides (the kernel's round_up). */
-static size_t stride(const struct layout *l)
+size_t layout_stride(const struct layout *l)
 {
 	return (l->value_size + 7) & ~7UL;
 }
@@ -134,7 +134,7 @@ int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu)
 	*ncpu = percpu ? libbpf_num_possible_cpus() : 1;
 	if (*ncpu < 1)
 		return -EINVAL;
-	*buf = calloc(*ncpu, stride(l));
+	*buf = calloc(*ncpu, layout_stride(l));
 	if (!*buf)
 		return -ENOMEM;
 	if (bpf_map_lookup_elem(map_fd, &key, *buf)) {
@@ -149,25 +149,57 @@ int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu)
 
 void *layout_cpu(const struct layout *l, void *buf, int cpu)
 {
-	return (char *)buf + (size_t)cpu * stride(l);
+	return (char *)buf + (size_t)cpu * layout_stride(l);
+}
+
+static bool named_in(const char *const *names, const char *name)
+{
+	for (int s = 0; names && names[s]; s++)
+		if (!strcmp(names[s], name))
+			return true;
+	return false;
+}
+
+/* dst's fields that src's layout has too (same name and size, not in
+ * skip): copied, or with add, added as 64-bit words (counters only). */
+static int merge_fields(const struct layout *from, const void *src, const struct layout *to,
+			void *dst, const char *const *skip, bool add)
+{
+	int n = 0;
+
+	for (int i = 0; i < to->n; i++) {
+		const struct layout_field *t = &to->f[i];
+		const struct layout_field *f = layout_find(from, t->name);
+		const char *in;
+		char *out;
+
+		if (!f || f->size != t->size || named_in(skip, t->name) || (add && t->size % 8))
+			continue;
+		in = (const char *)src + f->off;
+		out = (char *)dst + t->off;
+		if (!add)
+			memcpy(out, in, t->size);
+		for (__u32 w = 0; add && w < t->size; w += 8) {
+			__u64 a, b;
+
+			memcpy(&a, in + w, 8);
+			memcpy(&b, out + w, 8);
+			b += a;
+			memcpy(out + w, &b, 8);
+		}
+		n++;
+	}
+	return n;
+}
+
+int layout_add_fields(const struct layout *from, const void *src, const struct layout *to,
+		      void *dst, const char *const *skip)
+{
+	return merge_fields(from, src, to, dst, skip, true);
 }
 
 int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
 		       void *dst, const char *const *skip)
 {
-	int copied = 0;
-
-	for (int i = 0; i < to->n; i++) {
-		const struct layout_field *t = &to->f[i];
-		const struct layout_field *f = layout_find(from, t->name);
-		bool skipped = false;
-
-		for (int s = 0; skip && skip[s]; s++)
-			skipped |= !strcmp(skip[s], t->name);
-		if (!f || f->size != t->size || skipped)
-			continue;
-		memcpy((char *)dst + t->off, (const char *)src + f->off, t->size);
-		copied++;
-	}
-	return copied;
+	return merge_fields(from, src, to, dst, skip, false);
 }

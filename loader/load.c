@@ -90,21 +90,11 @@ static const char *attach_hint(int e, enum xdp_attach_mode mode)
 /* The skeleton's maps, in the order of enum xdpong_map_id. */
 static void map_fds(struct attachment *a)
 {
-	struct bpf_map *maps[MAP_COUNT] = {
-		[MAP_STATS] = a->skel->maps.xdpong_stats,
-		[MAP_LATENCY] = a->skel->maps.xdpong_latency,
-		[MAP_ADDR4] = a->skel->maps.xdpong_addr4,
-		[MAP_ADDR6] = a->skel->maps.xdpong_addr6,
-		[MAP_RATELIM] = a->skel->maps.xdpong_ratelim,
-		[MAP_TRACE] = a->skel->maps.xdpong_trace,
-		[MAP_BSS] = a->skel->maps.bss,
-		[MAP_RODATA] = a->skel->maps.rodata,
-	};
 	struct bpf_map_info mi;
 	__u32 len;
 
 	for (int m = 0; m < MAP_COUNT; m++) {
-		a->map_fd[m] = bpf_map__fd(maps[m]);
+		a->map_fd[m] = bpf_map__fd(skel_map(a->skel, m));
 		memset(&mi, 0, sizeof(mi));
 		len = sizeof(mi);
 		if (!bpf_obj_get_info_by_fd(a->map_fd[m], &mi, &len))
@@ -209,20 +199,20 @@ static int attach_replace(struct attachment *lv, const struct attachment *old,
 	return attach_fresh(lv, mode);
 }
 
-/* Pins are for bpftool; a failure here is said, and changes nothing else. */
-static void pins_refresh(const struct attachment *lv, __u32 old_stats_id)
+/* Pins are for bpftool; a failure here is said, and changes nothing else.
+ * Whether the maps are pinned. */
+static bool pins_refresh(const struct attachment *lv, __u32 old_stats_id)
 {
-	if (bpffs_ensure() || pins_prepare(lv->li.name, old_stats_id)) {
-		log_note("%s: maps not pinned: every xdpong command still finds them through the attached program",
-			 lv->li.name);
-		return;
-	}
+	if (bpffs_ensure() || pins_prepare(lv->li.name, old_stats_id))
+		goto not_pinned;
 	pins_remove(lv->li.name); /* the old program's, or none */
-	if (pins_create(lv->li.name, lv->map_fd)) {
-		pins_remove(lv->li.name);
-		log_note("%s: maps not pinned: every xdpong command still finds them through the attached program",
-			 lv->li.name);
-	}
+	if (!pins_create(lv->li.name, lv->map_fd))
+		return true;
+	pins_remove(lv->li.name);
+not_pinned:
+	log_note("%s: maps not pinned: every xdpong command still finds them through the attached program",
+		 lv->li.name);
+	return false;
 }
 
 int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
@@ -230,6 +220,8 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	struct link_info *li = &lv->li;
 	struct attachment old;
 	struct takeover tk = { 0 };
+	char dir[256];
+	bool pinned;
 	enum xdp_attach_mode mode;
 	bool use_skb = false, any_addrs = !o->no_iface_addrs || o->n_addrs, have_old;
 	__u32 foreign = 0;
@@ -336,6 +328,8 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	if (have_old ? attach_replace(lv, &old, &mode) : attach_fresh(lv, &mode))
 		goto fail;
 	lv->attached_here = true;
+	if (have_old)
+		takeover_settle(&old, lv, &tk);
 	lv->xdp_mode = mode;
 	lv->mode = mode_name(mode);
 	{
@@ -345,12 +339,14 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 		if (!bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len))
 			lv->prog_id = pi.id;
 	}
-	pins_refresh(lv, have_old ? old.map_id[MAP_STATS] : 0);
+	pinned = pins_refresh(lv, have_old ? old.map_id[MAP_STATS] : 0);
+	pin_dir(li->name, dir, sizeof(dir));
 
 	/* attach's result goes to stdout; run's stdout is for its samples. */
 	fprintf(o->cmd == CMD_RUN ? stderr : stdout,
-		"xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d IPv6 prefixes; maps pinned in %s/%s\n",
-		li->name, lv->mode, lv->prog_id, n4, n6, PIN_ROOT, li->name);
+		"xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d IPv6 prefixes%s%s\n",
+		li->name, lv->mode, lv->prog_id, n4, n6, pinned ? "; maps pinned in " : "",
+		pinned ? dir : "");
 	if (have_old)
 		log_note("%s: took over from program id %u without a gap: %d of its maps kept as they are, the rest carried over by name",
 			 li->name, old.prog_id, tk.n_reused);
@@ -364,6 +360,8 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 fail:
 	load_down(lv, true);
 fail_old:
+	for (int m = 0; m < MAP_COUNT; m++)
+		free(tk.copied[m]);
 	if (have_old)
 		attachment_close(&old);
 	return -1;

@@ -115,10 +115,15 @@ const struct layout_field *layout_find(const struct layout *l, const char *name)
 /* Key 0 of an array map, every CPU's value for a per-CPU one; free(*buf). */
 int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu);
 void *layout_cpu(const struct layout *l, void *buf, int cpu);
+/* Bytes between two CPUs' values in such a buffer. */
+size_t layout_stride(const struct layout *l);
 /* Copy the fields dst's layout shares with src's (same name and size),
  * except those named in skip (NULL-terminated, or NULL). How many. */
 int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
 		       void *dst, const char *const *skip);
+/* The same, adding: dst's 64-bit words += src's (counters). How many. */
+int layout_add_fields(const struct layout *from, const void *src, const struct layout *to,
+		      void *dst, const char *const *skip);
 
 /* ---- pins.c: the maps' pins under /sys/fs/bpf/xdpong/IFACE ---- */
 enum xdpong_map_id {
@@ -130,6 +135,8 @@ enum xdpong_map_id {
 	MAP_TRACE,
 	MAP_BSS,
 	MAP_RODATA,
+	MAP_CARRY,    /* counts carried over at an upgrade (not in older builds) */
+	MAP_LATCARRY, /* the same for the histogram */
 	MAP_COUNT,
 };
 /* Map names in the object, and the file names they are pinned under. */
@@ -295,14 +302,25 @@ int prom_update_file(const char *path, const struct prom_iface *v, int n);
 struct takeover {
 	bool reused[MAP_COUNT]; /* handed over as it is */
 	int n_reused;
+	/* Not reused (another layout): the old per-CPU counters and histogram
+	 * as copied, so that takeover_settle can carry what came after. */
+	void *copied[MAP_COUNT];
+	int ncpu[MAP_COUNT];
 };
 struct xdpong_bpf;
+struct bpf_map;
+/* The skeleton's map for an enum xdpong_map_id. */
+struct bpf_map *skel_map(struct xdpong_bpf *skel, int m);
 /* Before load: reuse the old maps whose layout matches this build's. */
 int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
 		     struct takeover *t);
 /* After load, before attach: copy the others' contents over by name. */
 int takeover_migrate(const struct attachment *old, const struct attachment *new,
-		     const struct takeover *t);
+		     struct takeover *t);
+/* After the replace: what the old program counted since the copy goes
+ * into the new one's carry maps, so no count is lost. Frees t's copies. */
+void takeover_settle(const struct attachment *old, const struct attachment *new,
+		     struct takeover *t);
 
 /* ---- load.c: bringing xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,

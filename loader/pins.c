@@ -23,6 +23,8 @@ const char *const map_obj_names[MAP_COUNT] = {
 	[MAP_TRACE] = "xdpong_trace",
 	[MAP_BSS] = ".bss", /* the kernel name is "<object prefix>.bss" */
 	[MAP_RODATA] = ".rodata",
+	[MAP_CARRY] = "xdpong_carry",
+	[MAP_LATCARRY] = "xdpong_latcarry",
 };
 
 const char *const map_pin_names[MAP_COUNT] = {
@@ -34,6 +36,8 @@ const char *const map_pin_names[MAP_COUNT] = {
 	[MAP_TRACE] = "trace",
 	[MAP_BSS] = "bss",
 	[MAP_RODATA] = "rodata",
+	[MAP_CARRY] = "carry",
+	[MAP_LATCARRY] = "latcarry",
 };
 
 void pin_dir(const char *ifname, char *buf, size_t size)
@@ -169,6 +173,8 @@ int pins_create(const char *ifname, const int map_fd[MAP_COUNT])
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return log_error("cannot create %s: %s", dir, strerror(errno));
 	for (int m = 0; m < MAP_COUNT; m++) {
+		if (map_fd[m] < 0)
+			continue;
 		pin_path(ifname, m, path, sizeof(path));
 		if (bpf_obj_pin(map_fd[m], path))
 			return log_error("cannot pin %s: %s", path, strerror(errno));

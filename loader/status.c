@@ -100,7 +100,8 @@ static struct json_object *status_json(const struct attachment *a,
 	    json_object_new_boolean(!ro->cfg_check_mac || mac_current(a, bss)));
 	add(o, "pin_dir", pinned ? json_object_new_string(dir) : NULL);
 	for (int m = 0; m < MAP_COUNT; m++)
-		add(maps, map_pin_names[m], json_object_new_uint64(a->map_id[m]));
+		if (a->map_fd[m] >= 0) /* the carry maps are newer than some builds */
+			add(maps, map_pin_names[m], json_object_new_uint64(a->map_id[m]));
 	add(o, "maps", maps);
 	add(o, "addresses", json_addresses(a));
 	return o;
@@ -118,9 +119,10 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 	       ro->cfg_framing == XDPONG_FRAMING_IP ? "IP (TUN)" : "Ethernet");
 	owner_text(a, w, owned);
 	printf("  maps:    ");
-	for (int m = 0; m < MAP_COUNT; m++)
-		printf("%s %u%s", map_pin_names[m], a->map_id[m],
-		       m + 1 < MAP_COUNT ? ", " : "\n");
+	for (int m = 0, n = 0; m < MAP_COUNT; m++)
+		if (a->map_fd[m] >= 0)
+			printf("%s%s %u", n++ ? ", " : "", map_pin_names[m], a->map_id[m]);
+	printf("\n");
 	if (pinned)
 		printf("  pinned:  %s/\n", dir);
 	else

@@ -12,12 +12,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
 #include "xdpong.skel.h"
 
-static struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
+struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
 {
 	switch (m) {
 	case MAP_STATS:
@@ -36,6 +37,10 @@ static struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
 		return skel->maps.bss;
 	case MAP_RODATA:
 		return skel->maps.rodata;
+	case MAP_CARRY:
+		return skel->maps.xdpong_carry;
+	case MAP_LATCARRY:
+		return skel->maps.xdpong_latcarry;
 	}
 	return NULL;
 }
@@ -57,7 +62,8 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
 		 * reason in a same-sized struct is another layout); scalar
 		 * values (rate limiter) and the ring buffer by shape. */
 		if (!layout_same(&theirs, &ours) ||
-		    (!theirs.n && (m == MAP_STATS || m == MAP_LATENCY || m == MAP_BSS)))
+		    (!theirs.n && m != MAP_ADDR4 && m != MAP_ADDR6 && m != MAP_RATELIM &&
+		     m != MAP_TRACE))
 			continue;
 		if (bpf_map__reuse_fd(skel_map(skel, m), old->map_fd[m]))
 			return log_error("cannot reuse map %s of program id %u: %s",
@@ -81,8 +87,9 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
 	return 0;
 }
 
-/* One-entry arrays (per-CPU or not): each CPU's value, field by field. */
-static int migrate_one(int from_fd, int to_fd)
+/* One-entry arrays (per-CPU or not): each CPU's value, field by field.
+ * With keep, *keep gets the old values as read (free it), *ncpu their CPUs. */
+static int migrate_one(int from_fd, int to_fd, void **keep, int *keep_ncpu)
 {
 	struct layout theirs, ours;
 	void *src = NULL, *dst = NULL;
@@ -105,6 +112,11 @@ static int migrate_one(int from_fd, int to_fd)
 				   layout_cpu(&ours, dst, cpu), NULL);
 	if (!ret && bpf_map_update_elem(to_fd, &key, dst, BPF_ANY))
 		ret = -errno;
+	if (!ret && keep) {
+		*keep = src;
+		*keep_ncpu = ncpu;
+		src = NULL;
+	}
 	free(src);
 	free(dst);
 	return ret;
@@ -160,7 +172,7 @@ out:
 }
 
 int takeover_migrate(const struct attachment *old, const struct attachment *new,
-		     const struct takeover *t)
+		     struct takeover *t)
 {
 	for (int m = 0; m < MAP_COUNT; m++) {
 		int ret;
@@ -170,7 +182,12 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 		switch (m) {
 		case MAP_STATS:
 		case MAP_LATENCY:
-			ret = migrate_one(old->map_fd[m], new->map_fd[m]);
+			ret = migrate_one(old->map_fd[m], new->map_fd[m], &t->copied[m],
+					  &t->ncpu[m]);
+			break;
+		case MAP_CARRY:
+		case MAP_LATCARRY:
+			ret = migrate_one(old->map_fd[m], new->map_fd[m], NULL, NULL);
 			break;
 		case MAP_ADDR4:
 		case MAP_ADDR6:
@@ -191,4 +208,85 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 		}
 	}
 	return 0;
+}
+
+/*
+ * The old program counts until the replace, and a run already under way
+ * on another CPU may finish just after it: read its maps until they stop
+ * changing (bounded: 20 reads 5 ms apart), then add what it counted since
+ * takeover_migrate's copy to the new program's carry map. The carry maps
+ * have no other writer, so nothing races with this update.
+ */
+static int settle_one(int old_fd, const void *copied, int ncpu, int carry_fd)
+{
+	static const char *const state[] = { "sample_countdown", NULL };
+	struct layout theirs, ours;
+	void *now = NULL, *prev = NULL, *delta = NULL, *carry = NULL;
+	int n, n2, ret;
+	__u32 key = 0;
+
+	ret = layout_of_fd(old_fd, &theirs);
+	if (!ret)
+		ret = layout_of_fd(carry_fd, &ours);
+	for (int i = 0; !ret && i < 20; i++) {
+		usleep(5000);
+		free(prev);
+		prev = now;
+		now = NULL;
+		ret = layout_read_one(old_fd, &theirs, &now, &n);
+		if (!ret && n != ncpu)
+			ret = -EPROTO;
+		if (!ret && prev && !memcmp(prev, now, (size_t)n * layout_stride(&theirs)))
+			break;
+	}
+	if (!ret)
+		ret = layout_read_one(carry_fd, &ours, &carry, &n2);
+	delta = calloc(1, theirs.value_size + 8);
+	if (!ret && !delta)
+		ret = -ENOMEM;
+	/* delta = sum over CPUs of (now - copied), word by word: the fields
+	 * are 64-bit counters (layout_add_fields skips any that are not). */
+	for (int cpu = 0; !ret && cpu < ncpu; cpu++) {
+		const char *a = layout_cpu(&theirs, now, cpu);
+		const char *b = layout_cpu(&theirs, (void *)copied, cpu);
+
+		for (__u32 w = 0; w + 8 <= theirs.value_size; w += 8) {
+			__u64 x, y, d;
+
+			memcpy(&x, a + w, 8);
+			memcpy(&y, b + w, 8);
+			memcpy(&d, (char *)delta + w, 8);
+			d += x - y;
+			memcpy((char *)delta + w, &d, 8);
+		}
+	}
+	if (!ret && layout_add_fields(&theirs, delta, &ours, carry, state) > 0 &&
+	    bpf_map_update_elem(carry_fd, &key, carry, BPF_ANY))
+		ret = -errno;
+	free(now);
+	free(prev);
+	free(delta);
+	free(carry);
+	return ret;
+}
+
+void takeover_settle(const struct attachment *old, const struct attachment *new,
+		     struct takeover *t)
+{
+	static const int carry_of[MAP_COUNT] = { [MAP_STATS] = MAP_CARRY,
+						 [MAP_LATENCY] = MAP_LATCARRY };
+
+	for (int m = 0; m < MAP_COUNT; m++) {
+		int ret;
+
+		if (!t->copied[m])
+			continue;
+		ret = settle_one(old->map_fd[m], t->copied[m], t->ncpu[m],
+				 new->map_fd[carry_of[m]]);
+		if (ret)
+			log_note("%s: the counts of program id %u after its last copy were not carried over (%s)",
+				 old->li.name, old->prog_id, strerror(-ret));
+		free(t->copied[m]);
+		t->copied[m] = NULL;
+	}
 }

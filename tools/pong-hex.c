@@ -15,6 +15,7 @@
 #include "xdpong_names.h"
 #include "hex.h"
 #include "userpong.h"
+#include "reply_check.h"
 
 #define PKT_MAX 65535
 #define TEXT_MAX (8 * PKT_MAX) /* generous: spaces, 0x prefixes, labels */
@@ -25,11 +26,13 @@
 #define EXIT_MALFORMED 1
 #define EXIT_USAGE 2
 #define EXIT_NO_REPLY 3
+#define EXIT_WRONG_REPLY 4 /* --check: the reply fails a check */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: pong-hex [options] [HEX...]\n"
+		"       pong-hex --check REQUEST REPLY\n"
 		"\n"
 		"Read one IPv4 or IPv6 packet in hex (the arguments, else stdin; IP\n"
 		"header first, as a TUN gives it), print its fields, decide with\n"
@@ -41,7 +44,14 @@ static void usage(FILE *f)
 		"are allowed: '4500 0054 ...', '0x45 0x00 ...'; from tcpdump -x output\n"
 		"(one packet) only the hex lines are read.\n"
 		"\n"
+		"With --check, judge a reply someone made for REQUEST, as tun-helper does\n"
+		"on WRITE, with the working shown: the IP version, the lengths, the IPv4\n"
+		"header and ICMP/ICMPv6 checksums, and that it answers REQUEST (addresses\n"
+		"swapped, the same id, sequence and payload). The Verdict line holds the\n"
+		"answer tun-helper gives: OK, or OK WARN <what is wrong>.\n"
+		"\n"
 		"Options:\n"
+		"  -c, --check          REQUEST REPLY: check the reply (two hex arguments)\n"
 		"  -r, --reply-only     print only the reply, as one hex line (a filter\n"
 		"                       for scripts); nothing if no reply is due\n"
 		"  -a, --addr PREFIX    answer only for destinations in PREFIX\n"
@@ -50,12 +60,15 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 a reply is due (and printed), 1 the input is not a\n"
 		"packet (bad hex, truncated, lengths wrong), 2 usage, 3 a well-formed\n"
-		"packet that gets no reply (not an echo request, bad checksum, ...).\n"
+		"packet that gets no reply (not an echo request, bad checksum, ...);\n"
+		"with --check: 0 the reply is right, 1 either is not hex, 4 the reply\n"
+		"fails a check.\n"
 		"\n"
 		"Examples:\n"
 		"  pong-hex 4500001c1c46400040010a870a0900010a0900020800f7ff00000000\n"
 		"  tcpdump -n -i tun0 -x -c 1 icmp | pong-hex\n"
-		"  reply=$(pong-hex --reply-only \"$request\") || echo \"no reply ($?)\"\n");
+		"  reply=$(pong-hex --reply-only \"$request\") || echo \"no reply ($?)\"\n"
+		"  pong-hex --check \"$request\" \"$reply\"\n");
 }
 
 static const char *addr_str(int family, const uint8_t *a, char *buf)
@@ -163,12 +176,34 @@ static void show_check(const char *what, uint64_t sum, uint16_t field)
 	       (uint16_t)~pkt_csum_fold(sum + (uint16_t)~field));
 }
 
-/* The fields of a packet long enough for its headers. */
-static void report_request(const uint8_t *p, size_t len, int family)
+/* The ICMP or ICMPv6 header's fields, echo types named. */
+static void show_icmp(const char *proto, const uint8_t *icmp, uint8_t request, uint8_t reply)
+{
+	printf("  %s: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
+	       proto, icmp[0], icmp[0] == request ? " (echo request)" :
+			       icmp[0] == reply ? " (echo reply)" : "",
+	       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
+	       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6), pkt_get_be16(icmp + 6));
+}
+
+/* The IP packet of tot bytes (header hl) in a packet of len bytes. */
+static void show_sizes(const char *proto, size_t tot, size_t hl, size_t len)
+{
+	printf("  sizes: IP %zu = header %zu + %s %zu (header 8 + payload %zu)%s\n",
+	       tot, hl, proto, tot - hl, tot - hl - PKT_ICMP_HLEN,
+	       len > tot ? "; bytes after the IP packet are kept" : "");
+}
+
+/*
+ * The fields of a packet long enough for its headers; label "Request" or
+ * "Reply"; checks: say whether each checksum is right.
+ */
+static void report_packet(const char *label, const uint8_t *p, size_t len, int family,
+			  bool checks)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
-	printf("Request: %zu bytes, IPv%d\n", len, family);
+	printf("%s: %zu bytes, IPv%d\n", label, len, family);
 	if (family == 4) {
 		size_t hl = (size_t)(p[0] & 15) * 4, tot = pkt_get_be16(p + 2);
 		uint16_t frag = pkt_get_be16(p + 6);
@@ -185,15 +220,10 @@ static void report_request(const uint8_t *p, size_t len, int family)
 		    tot >= hl + PKT_ICMP_HLEN && tot <= len) {
 			const uint8_t *icmp = p + hl;
 
-			printf("  ICMP: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-			       icmp[0], icmp[0] == PKT_ICMP_ECHO ? " (echo request)" :
-					icmp[0] == PKT_ICMP_ECHOREPLY ? " (echo reply)" : "",
-			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
-			       pkt_get_be16(icmp + 6));
-			printf("  sizes: IP %zu = header %zu + ICMP %zu (header 8 + payload %zu)%s\n",
-			       tot, hl, tot - hl, tot - hl - PKT_ICMP_HLEN,
-			       len > tot ? "; bytes after the IP packet are kept" : "");
+			show_icmp("ICMP", icmp, PKT_ICMP_ECHO, PKT_ICMP_ECHOREPLY);
+			show_sizes("ICMP", tot, hl, len);
+			if (!checks)
+				return;
 			show_check("the IPv4 header", pkt_csum_partial(p, hl, 0),
 				   pkt_get_be16(p + 10));
 			show_check("the ICMP message", pkt_csum_partial(icmp, tot - hl, 0),
@@ -213,18 +243,11 @@ static void report_request(const uint8_t *p, size_t len, int family)
 		    PKT_IP6_HLEN + plen <= len) {
 			const uint8_t *icmp = p + PKT_IP6_HLEN;
 
-			printf("  ICMPv6: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-			       icmp[0], icmp[0] == PKT_ICMPV6_ECHO_REQUEST ? " (echo request)" :
-					icmp[0] == PKT_ICMPV6_ECHO_REPLY ? " (echo reply)" : "",
-			       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-			       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6),
-			       pkt_get_be16(icmp + 6));
-			printf("  sizes: IP %zu = header 40 + ICMPv6 %zu (header 8 + payload %zu)%s\n",
-			       PKT_IP6_HLEN + plen, plen, plen - PKT_ICMP_HLEN,
-			       len > PKT_IP6_HLEN + plen ? "; bytes after the IP packet are kept" : "");
-			show_check("the ICMPv6 message with its pseudo-header",
-				   pkt_icmp6_sum(p, icmp, plen),
-				   pkt_get_be16(icmp + 2));
+			show_icmp("ICMPv6", icmp, PKT_ICMPV6_ECHO_REQUEST, PKT_ICMPV6_ECHO_REPLY);
+			show_sizes("ICMPv6", PKT_IP6_HLEN + plen, PKT_IP6_HLEN, len);
+			if (checks)
+				show_check("the ICMPv6 message with its pseudo-header",
+					   pkt_icmp6_sum(p, icmp, plen), pkt_get_be16(icmp + 2));
 		}
 	}
 }
@@ -302,6 +325,177 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
 				       " MISMATCH");
 	return scratch == got && incr == got;
+}
+
+/* ---- --check REQUEST REPLY ---- */
+
+/* "=> 0x60dd: wrong, want 0x615d", after the working; false if the working disagrees. */
+static bool show_verdict16(uint16_t worked, uint16_t got, uint16_t want, bool right)
+{
+	if (right)
+		printf("  => the reply has 0x%04x: right\n", got);
+	else
+		printf("  => the reply has 0x%04x: WRONG, want 0x%04x\n", got, want);
+	/* 0x0000 and 0xffff both pass where the data sums to 0xffff. */
+	return worked == want;
+}
+
+/* The checksum working for the reply, as the check module judged it. */
+static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
+{
+	size_t words = 0, hl;
+	bool agree = true;
+	uint16_t worked;
+	uint64_t sum;
+
+	if (res->family == 4 && res->ip_csum_checked) {
+		hl = (size_t)(rep[0] & 15) * 4;
+		printf("\n  IPv4 header checksum\n");
+		printf("  RFC 1071: sum the header's 16-bit words (%zu bytes), checksum field as 0:\n", hl);
+		sum = show_words("words", rep, hl, 10, &words);
+		worked = show_fold_complement(sum, words);
+		agree &= show_verdict16(worked, res->ip_csum, res->ip_csum_want,
+					res->ip_csum_right);
+	}
+	if (res->family == 4 && res->icmp_csum_checked) {
+		const uint8_t *icmp = rep + (rep[0] & 15) * 4;
+		size_t icmp_len = res->ip_len - (size_t)(rep[0] & 15) * 4;
+
+		printf("\n  ICMP checksum\n");
+		printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
+		       icmp_len);
+		words = 0;
+		sum = show_words("words", icmp, icmp_len, 2, &words);
+		worked = show_fold_complement(sum, words);
+		agree &= show_verdict16(worked, res->icmp_csum, res->icmp_csum_want,
+					res->icmp_csum_right);
+	}
+	if (res->family == 6 && res->icmp_csum_checked) {
+		size_t plen = res->ip_len - PKT_IP6_HLEN;
+		uint8_t tail[8];
+
+		pkt_pseudo6_tail(tail, (uint32_t)plen, PKT_PROTO_ICMPV6);
+
+		printf("\n  ICMPv6 checksum\n");
+		printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu bytes),\n"
+		       "  checksum field as 0:\n", plen);
+		sum = show_words("source", rep + 8, 16, -1, &words);
+		sum += show_words("destination", rep + 24, 16, -1, &words);
+		sum += show_words("length, 58", tail, 8, -1, &words);
+		sum += show_words("message", rep + PKT_IP6_HLEN, plen, 2, &words);
+		worked = show_fold_complement(sum, words);
+		agree &= show_verdict16(worked, res->icmp_csum, res->icmp_csum_want,
+					res->icmp_csum_right);
+	}
+	return agree;
+}
+
+static void compare_row(const char *what, const char *mine, const char *theirs_what,
+			const char *theirs, bool ok)
+{
+	printf("    %-4s %-16s the request's %-4s %-16s %s\n", what, mine, theirs_what, theirs,
+	       ok ? "same" : "DIFFERENT");
+}
+
+/* Field by field against the request: what tun-helper's matching looks at. */
+static void show_match(const uint8_t *req, size_t req_len, const uint8_t *rep, size_t rep_len)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	struct rc_echo q, r;
+	size_t alen;
+
+	printf("\n  Does it answer the request?\n");
+	if (!rc_is_echo_request(req, req_len) || rc_parse_echo(req, req_len, &q)) {
+		printf("    the request is not an ICMP/ICMPv6 echo request: nothing to answer\n");
+		return;
+	}
+	if (rc_parse_echo(rep, rep_len, &r)) {
+		printf("    the reply is not a whole ICMP/ICMPv6 message: nothing to compare\n");
+		return;
+	}
+	if (r.family != q.family) {
+		printf("    the reply is IPv%d, the request IPv%d\n", r.family, q.family);
+		return;
+	}
+	alen = r.family == 4 ? 4 : 16;
+	printf("    type %u, code %u: %s\n", r.type, r.code,
+	       r.type == (r.family == 4 ? PKT_ICMP_ECHOREPLY : PKT_ICMPV6_ECHO_REPLY) && !r.code ?
+		       "an echo reply" : "NOT an echo reply");
+	compare_row("src", addr_str(r.family, r.src, a), "dst", addr_str(q.family, q.dst, b),
+		    !memcmp(r.src, q.dst, alen));
+	compare_row("dst", addr_str(r.family, r.dst, a), "src", addr_str(q.family, q.src, b),
+		    !memcmp(r.dst, q.src, alen));
+	snprintf(a, sizeof(a), "0x%04x", r.id);
+	snprintf(b, sizeof(b), "0x%04x", q.id);
+	compare_row("id", a, "id", b, r.id == q.id);
+	snprintf(a, sizeof(a), "%u", r.seq);
+	snprintf(b, sizeof(b), "%u", q.seq);
+	compare_row("seq", a, "seq", b, r.seq == q.seq);
+	printf("    payload %zu bytes, the request's %zu: %s\n", r.payload_len, q.payload_len,
+	       r.payload_len == q.payload_len && !memcmp(r.payload, q.payload, r.payload_len) ?
+		       "same bytes" : "DIFFERENT");
+}
+
+static int check_main(const char *req_text, const char *rep_text)
+{
+	static uint8_t req[PKT_MAX], rep[PKT_MAX];
+	struct rc_request one;
+	struct rc_result res;
+	char why[160], line[RC_TEXT_MAX + 64];
+	long req_len, rep_len;
+	bool agree;
+
+	req_len = pkt_hex_parse(req_text, req, sizeof(req), why, sizeof(why));
+	if (req_len < 0) {
+		fprintf(stderr, "pong-hex: REQUEST is not a hex packet: %s\n", why);
+		return EXIT_MALFORMED;
+	}
+	rep_len = pkt_hex_parse(rep_text, rep, sizeof(rep), why, sizeof(why));
+	if (rep_len < 0) {
+		fprintf(stderr, "pong-hex: REPLY is not a hex packet: %s\n", why);
+		return EXIT_MALFORMED;
+	}
+	one = (struct rc_request){ .pkt = req, .len = (size_t)req_len };
+	rc_check_reply(rep, (size_t)rep_len, &one, 1, &res);
+
+	if (req_len && (req[0] >> 4 == 4 ? req_len >= PKT_IP4_HLEN && (req[0] & 15) >= 5 &&
+						   (size_t)(req[0] & 15) * 4 <= (size_t)req_len :
+			 req[0] >> 4 == 6 && req_len >= PKT_IP6_HLEN))
+		report_packet("Request", req, (size_t)req_len, req[0] >> 4, true);
+	else
+		printf("Request: %ld bytes, not an IPv4 or IPv6 packet\n", req_len);
+	printf("\n");
+	if (res.ip_len)
+		report_packet("Reply", rep, (size_t)rep_len, res.family, false);
+	else
+		printf("Reply: %ld bytes\n", rep_len);
+
+	printf("\nChecks (tun-helper's, on WRITE)\n");
+	if (!res.family) {
+		printf("  IP version %u: neither 4 nor 6\n", rep_len ? rep[0] >> 4 : 0);
+	} else {
+		printf("  IP version %d: right\n", res.family);
+		if (res.ip_len)
+			printf("  lengths: the IP header says %zu bytes, %ld given: %s\n", res.ip_len,
+			       rep_len, res.ip_len == (size_t)rep_len ? "right" : "WRONG");
+	}
+	agree = show_reply_csums(rep, &res);
+	if (res.echo)
+		show_match(req, (size_t)req_len, rep, (size_t)rep_len);
+
+	printf("\nVerdict: %s\n", rc_answer(&res, false, line, sizeof(line)));
+	if (res.findings) {
+		printf("  (tun-helper writes it anyway; with --strict it answers\n"
+		       "  %s)\n", rc_answer(&res, true, line, sizeof(line)));
+		if (res.ip_csum_checked && !res.ip_csum_right)
+			printf("  The kernel drops an IPv4 packet with a wrong header checksum without a\n"
+			       "  word (its InCsumErrors counter goes up): the ping times out.\n");
+	}
+	if (!agree) {
+		fprintf(stderr, "pong-hex: internal error: the working shown disagrees with the check\n");
+		return EXIT_MALFORMED;
+	}
+	return res.findings ? EXIT_WRONG_REPLY : 0;
 }
 
 /* Malformed: the reasons that mean "this is not a whole IP packet". */
@@ -412,6 +606,7 @@ static char *read_all(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
 		{ "reply-only", no_argument, NULL, 'r' },
 		{ "addr", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
@@ -420,14 +615,17 @@ int main(int argc, char **argv)
 	static uint8_t req[PKT_MAX], rep[PKT_MAX];
 	struct up_addr ours[MAX_PREFIXES];
 	struct up_config cfg = { .any_dst = true, .addrs = ours };
-	bool reply_only = false, ok;
+	bool reply_only = false, check = false, ok;
 	enum xdpong_reason r;
 	char why[160], *text;
 	int c, family;
 	long len;
 
-	while ((c = getopt_long(argc, argv, "ra:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cra:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'c':
+			check = true;
+			break;
 		case 'r':
 			reply_only = true;
 			break;
@@ -448,6 +646,13 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return EXIT_USAGE;
 		}
+	}
+	if (check) {
+		if (argc - optind != 2 || reply_only || cfg.n_addrs) {
+			fprintf(stderr, "pong-hex: --check takes REQUEST and REPLY, two hex arguments (quote each), and no other option\n");
+			return EXIT_USAGE;
+		}
+		return check_main(argv[optind], argv[optind + 1]);
 	}
 	if (optind < argc) {
 		size_t total = 0;
@@ -496,7 +701,7 @@ int main(int argc, char **argv)
 		return fflush(stdout) ? EXIT_MALFORMED : 0;
 	}
 
-	report_request(req, (size_t)len, family);
+	report_packet("Request", req, (size_t)len, family, true);
 	printf("\nVerdict: %s (%s)\n", reason_names[r], reason_descs[r]);
 	if (!up_is_reply(r)) {
 		printf("No reply is due: xdpong would %s it.\n",

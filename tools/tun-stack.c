@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 
+#include <json-c/json.h>
 #include "xdpong_names.h"
 #include "tun.h"
 #include "userpong.h"
@@ -107,6 +108,28 @@ static void addrs_load(struct stack *s, bool say)
 	fprintf(stderr, "\n");
 }
 
+/* One line in the shape of `xdpong stats --json`, through json-c. */
+static void stats_print_json(const struct stack *s, unsigned long long recv,
+			     const unsigned long long out[3])
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *reasons = json_object_new_object();
+
+	json_object_object_add(o, "iface", json_object_new_string(s->ifname));
+	json_object_object_add(o, "received", json_object_new_uint64(recv));
+	for (int i = 0; i < 3; i++)
+		json_object_object_add(o, outcome_names[i], json_object_new_uint64(out[i]));
+	for (int r = 0; r < XDPONG_R_MAX; r++)
+		json_object_object_add(reasons, reason_names[r],
+				       json_object_new_uint64(s->count[r]));
+	json_object_object_add(o, "reasons", reasons);
+	json_object_object_add(o, "write_errors", json_object_new_uint64(s->write_errors));
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	fflush(stdout);
+}
+
 static void stats_print(const struct stack *s, bool json)
 {
 	unsigned long long out[3] = { 0 }, recv = 0;
@@ -116,15 +139,7 @@ static void stats_print(const struct stack *s, bool json)
 		recv += s->count[r];
 	}
 	if (json) {
-		printf("{\"iface\":\"%s\",\"received\":%llu", s->ifname, recv);
-		for (int o = 0; o < 3; o++)
-			printf(",\"%s\":%llu", outcome_names[o], out[o]);
-		printf(",\"reasons\":{");
-		for (int r = 0; r < XDPONG_R_MAX; r++)
-			printf("%s\"%s\":%llu", r ? "," : "", reason_names[r],
-			       s->count[r]);
-		printf("},\"write_errors\":%llu}\n", s->write_errors);
-		fflush(stdout);
+		stats_print_json(s, recv, out);
 		return;
 	}
 	printf("tun-stack on %s, counted since start\n", s->ifname);

@@ -14,7 +14,7 @@
 
 FLOOD=${FLOOD:-$XDPT_REPO/build/tests/faults/flood}
 # The files `xdpong attach` pins, one per map (loader/maps.c).
-XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata"
+XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata carry latcarry"
 XDF_T0=$(date +%s%N)
 
 # Everything xdpt_require_all checks, plus the flood generator if asked.
@@ -125,11 +125,11 @@ xdf_state()
 	maps=$(bpftool -f map show -j 2>/dev/null) || maps='[]'
 	# One jq for all checks: bpftool and jq cost tens of ms per run.
 	why=$(jq -rn --argjson prog "$prog" --argjson maps "$maps" \
-		--arg dir "$XDPT_PIN_ROOT/$ifc/" --argjson pins "$pins" '
+		--arg dir "$XDPT_PIN_ROOT/$ifc/" --argjson pins "$pins" --argjson all "$(wc -w <<<"$XDF_PIN_NAMES")" '
 		if $prog == null or $prog.name != "xdpong" then
 			"program \($prog.id // "?") on the interface is \($prog.name // "gone"), not xdpong"
-		elif $pins != 8 then
-			"xdpong (id \($prog.id)) attached but \($pins) of 8 pins"
+		elif $pins != $all then
+			"xdpong (id \($prog.id)) attached but \($pins) of \($all) pins"
 		else
 			[$maps[] | select(any(.pinned[]?; startswith($dir)))
 			 | select(.id as $m | $prog.map_ids | index($m) | not)
@@ -322,4 +322,19 @@ xdf_owner_pid()
 {
 	xdf_x "$1" status "$2" --json
 	printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].owner.pid // empty' 2>/dev/null
+}
+
+# xdf_topo_echo_off [PREFIX]: the lifecycle tests' topology (xdpt_topo_veth),
+# the responder's kernel echo off (only xdpong answers), a scratch dir,
+# IFACE's pins tracked; with PREFIX, the ping side routes it to the
+# responder (an operator prefix that no address of the host covers).
+xdf_topo_echo_off()
+{
+	xdpt_topo_veth
+	xdpt_kernel_echo_ignore "$NS_RESP" 1
+	xdpt_tmpdir
+	xdpt_track_pins "$IF_RESP"
+	if [ -n "${1:-}" ]; then
+		ip -n "$NS_PING" route add "$1" via "$RESP4" || xdpt_fail "cannot route $1"
+	fi
 }

@@ -3,7 +3,7 @@
 #
 # Fault: the loader is killed (SIGKILL) mid-attach and mid-run. Afterwards
 # `xdpong detach` or `xdpong attach --force` recovers: never anything
-# half-configured (either xdpong attached with all 8 pins, each a map of
+# half-configured (either xdpong attached with all its pins, each a map of
 # that program, or no program and no pins), and pings are answered by XDP
 # after the re-attach (kernel echo is off in the responder).
 #

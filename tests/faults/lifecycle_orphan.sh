@@ -17,11 +17,7 @@
 . "$(dirname "$0")/common.bash"
 
 xdf_require
-xdpt_topo_veth
-xdpt_kernel_echo_ignore "$NS_RESP" 1
-xdpt_tmpdir
-xdpt_track_pins "$IF_RESP"
-ip -n "$NS_PING" route add 192.0.2.0/24 via "$RESP4" || xdpt_fail "cannot route 192.0.2.0/24"
+xdf_topo_echo_off 192.0.2.0/24
 N=3000
 
 xdf_run_bg "$NS_RESP" "$XDPT_TMP/run1" "$IF_RESP" --mode skb --addr 192.0.2.0/24

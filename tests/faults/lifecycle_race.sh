@@ -14,10 +14,7 @@
 . "$(dirname "$0")/common.bash"
 
 xdf_require
-xdpt_topo_veth
-xdpt_kernel_echo_ignore "$NS_RESP" 1
-xdpt_tmpdir
-xdpt_track_pins "$IF_RESP"
+xdf_topo_echo_off
 
 for round in 1 2 3 4 5; do
 	nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb >"$XDPT_TMP/a" 2>&1 &

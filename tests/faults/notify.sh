@@ -21,10 +21,7 @@
 . "$(dirname "$0")/common.bash"
 
 xdf_require
-xdpt_topo_veth
-xdpt_kernel_echo_ignore "$NS_RESP" 1
-xdpt_tmpdir
-xdpt_track_pins "$IF_RESP"
+xdf_topo_echo_off
 SOCK=$XDPT_TMP/notify.sock
 LOG=$XDPT_TMP/notify.log
 

@@ -75,7 +75,7 @@ xdf_x_ok "$NS_R1" status "$IF" --json
 MAPS1=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps[]' | sort)
 xdpt_ok --ns "$NS_R2" "$XDPONG" status "$IF" --json
 MAPS2=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps[]' | sort)
-[ "$(printf '%s\n' "$MAPS1" | wc -l)" -eq 8 ] || xdpt_fail "resp1 status lists $(printf '%s\n' "$MAPS1" | wc -l) maps, expected 8"
+[ "$(printf '%s\n' "$MAPS1" | wc -l)" -eq 10 ] || xdpt_fail "resp1 status lists $(printf '%s\n' "$MAPS1" | wc -l) maps, expected 10"
 SHARED=$(comm -12 <(printf '%s\n' "$MAPS1") <(printf '%s\n' "$MAPS2"))
 [ -z "$SHARED" ] || xdpt_fail "the two attachments share map ids: $SHARED"
 

@@ -141,8 +141,9 @@ xdpt_wait 5 test -p "$FIFO/resp" || {
 xdpt_assert_match 'inet 10\.77\.0\.1/24' "$(ip -n "$NS" addr show dev "$DEV")" \
 	"tun-helper --addr gave $DEV its address"
 
-# Protocol errors answer ERR and change nothing.
-exec 3<>"$FIFO/cmd" 4<"$FIFO/resp"
+# Protocol errors answer ERR and change nothing. A client that keeps resp
+# open holds it read-write (the helper closes its end after each answer).
+exec 3<>"$FIFO/cmd" 4<>"$FIFO/resp"
 echo "WRITE 45zz" >&3
 IFS= read -r -t 5 ans <&4
 xdpt_assert_match '^ERR bad hex' "$ans" "WRITE with bad hex"

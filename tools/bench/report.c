@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include "report.h"
 #include "util.h"
 
@@ -252,98 +253,140 @@ void print_table(FILE *f, const struct bench_results *res)
 	fprintf(f, "\nRun time %.0f s.\n", res->elapsed_s);
 }
 
-static void json_series(FILE *f, const struct series *s, double scale)
+/* A double as fmt prints it (the table's rounding); null if not finite. */
+static struct json_object *json_fixed(double v, const char *fmt)
 {
-	fprintf(f, "{\"median\": %.6g, \"min\": %.6g, \"max\": %.6g, \"trials\": [",
-		series_median(s) * scale, series_min(s) * scale, series_max(s) * scale);
-	for (int i = 0; i < s->n; i++)
-		fprintf(f, "%s%.6g", i ? ", " : "", s->v[i] * scale);
-	fprintf(f, "]}");
+	char buf[64];
+
+	if (!isfinite(v))
+		return NULL;
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
 }
 
-void print_json(FILE *f, const struct bench_results *res)
+static struct json_object *json_series(const struct series *s, double scale)
 {
-	bool first_l = true;
+	struct json_object *o = json_object_new_object();
+	struct json_object *trials = json_object_new_array_ext(s->n);
 
-	fprintf(f, "{\n  \"date\": \"%s\",\n  \"machine\": {\"cpu\": \"%s\", \"cpus\": %d, "
-		"\"kernel\": \"%s\"},\n", res->date, res->cpu, res->ncpus, res->kernel);
-	fprintf(f, "  \"trials\": %d,\n  \"cost_trials\": %d,\n  \"latency_sample_n\": %d,\n"
-		"  \"loader_latency_sample_default\": %d,\n  \"elapsed_s\": %.1f,\n",
-		res->trials, res->cost_trials, res->latency_sample, res->loader_default,
-		res->elapsed_s);
-	fprintf(f, "  \"layouts\": {");
+	json_object_object_add(o, "median", json_fixed(series_median(s) * scale, "%.6g"));
+	json_object_object_add(o, "min", json_fixed(series_min(s) * scale, "%.6g"));
+	json_object_object_add(o, "max", json_fixed(series_max(s) * scale, "%.6g"));
+	for (int i = 0; i < s->n; i++)
+		json_object_array_add(trials, json_fixed(s->v[i] * scale, "%.6g"));
+	json_object_object_add(o, "trials", trials);
+	return o;
+}
+
+static struct json_object *json_responder(const struct resp_result *r)
+{
+	struct json_object *o = json_object_new_object(), *rtt, *check;
+
+	if (r->max_pps.n) {
+		json_object_object_add(o, "max_answered_pps", json_series(&r->max_pps, 1));
+		json_object_object_add(o, "max_offered_pps", json_series(&r->max_offered, 1));
+		json_object_object_add(o, "loss_at_max", json_series(&r->max_loss, 1));
+	}
+	if (r->zero_pps.n)
+		json_object_object_add(o, "zero_loss_pps", json_series(&r->zero_pps, 1));
+	if (r->rtt[RTT_P50].n) {
+		rtt = json_object_new_object();
+		for (int p = 0; p < RTT_N; p++)
+			json_object_object_add(rtt, rtt_name[p], json_series(&r->rtt[p], 1));
+		json_object_object_add(o, "rtt_us", rtt);
+		json_object_object_add(o, "rtt_lost", json_object_new_int(r->rtt_lost));
+		json_object_object_add(o, "rtt_kernel_timestamps",
+				       json_object_new_boolean(r->rtt_kernel_stamps));
+	}
+	if (r->max_pps.n)
+		json_object_object_add(o, "generator_bound_rounds",
+				       json_object_new_int(r->generator_bound));
+	if (r->sink_replied) {
+		check = json_object_new_object();
+		json_object_object_add(check, "xdpong", json_object_new_uint64(r->xdp_replied));
+		json_object_object_add(check, "sink", json_object_new_uint64(r->sink_replied));
+		json_object_object_add(o, "xdpong_replied_check", check);
+	}
+	return o;
+}
+
+static struct json_object *json_target(const struct target *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "target", json_object_new_string(t->what));
+	json_object_object_add(o, "layout", t->layout ? json_object_new_string(t->layout) : NULL);
+	json_object_object_add(o, "measured", json_object_new_boolean(t->measured));
+	if (t->measured) {
+		json_object_object_add(o, "value", json_fixed(t->value, "%.4g"));
+		json_object_object_add(o, "min", json_fixed(t->lo, "%.4g"));
+		json_object_object_add(o, "max", json_fixed(t->hi, "%.4g"));
+		json_object_object_add(o, "limit", json_fixed(t->limit, "%.4g"));
+		json_object_object_add(o, "pass", json_object_new_boolean(t->pass));
+	}
+	return o;
+}
+
+int print_json(FILE *f, const struct bench_results *res)
+{
+	struct json_object *o = json_object_new_object(), *machine, *layouts, *targets;
+	int ret;
+
+	json_object_object_add(o, "date", json_object_new_string(res->date));
+	machine = json_object_new_object();
+	json_object_object_add(machine, "cpu", json_object_new_string(res->cpu));
+	json_object_object_add(machine, "cpus", json_object_new_int(res->ncpus));
+	json_object_object_add(machine, "kernel", json_object_new_string(res->kernel));
+	json_object_object_add(o, "machine", machine);
+	json_object_object_add(o, "trials", json_object_new_int(res->trials));
+	json_object_object_add(o, "cost_trials", json_object_new_int(res->cost_trials));
+	json_object_object_add(o, "latency_sample_n", json_object_new_int(res->latency_sample));
+	json_object_object_add(o, "loader_latency_sample_default",
+			       json_object_new_int(res->loader_default));
+	json_object_object_add(o, "elapsed_s", json_fixed(res->elapsed_s, "%.1f"));
+
+	layouts = json_object_new_object();
 	for (int l = 0; l < LAYOUT_N; l++) {
-		bool first_r = true;
+		struct json_object *lo, *resp;
 
 		if (!res->layout_done[l])
 			continue;
-		fprintf(f, "%s\n    \"%s\": {\"description\": \"%s\", \"responders\": {",
-			first_l ? "" : ",", layout_name[l], layout_desc[l]);
-		first_l = false;
-		for (int ri = 0; ri < NRESP; ri++) {
-			const struct resp_result *r = &res->r[l][ri];
-
-			if (!r->measured)
-				continue;
-			fprintf(f, "%s\n      \"%s\": {", first_r ? "" : ",", responders[ri].name);
-			first_r = false;
-			if (r->max_pps.n) {
-				fprintf(f, "\"max_answered_pps\": ");
-				json_series(f, &r->max_pps, 1);
-				fprintf(f, ", \"max_offered_pps\": ");
-				json_series(f, &r->max_offered, 1);
-				fprintf(f, ", \"loss_at_max\": ");
-				json_series(f, &r->max_loss, 1);
-			}
-			if (r->zero_pps.n) {
-				fprintf(f, ", \"zero_loss_pps\": ");
-				json_series(f, &r->zero_pps, 1);
-			}
-			if (r->rtt[RTT_P50].n) {
-				fprintf(f, "%s\"rtt_us\": {", r->max_pps.n ? ", " : "");
-				for (int p = 0; p < RTT_N; p++) {
-					fprintf(f, "%s\"%s\": ", p ? ", " : "", rtt_name[p]);
-					json_series(f, &r->rtt[p], 1);
-				}
-				fprintf(f, "}, \"rtt_lost\": %d, \"rtt_kernel_timestamps\": %s",
-					r->rtt_lost, r->rtt_kernel_stamps ? "true" : "false");
-			}
-			if (r->max_pps.n)
-				fprintf(f, ", \"generator_bound_rounds\": %d", r->generator_bound);
-			if (r->sink_replied)
-				fprintf(f, ", \"xdpong_replied_check\": {\"xdpong\": %llu, "
-					"\"sink\": %llu}", r->xdp_replied, r->sink_replied);
-			fprintf(f, "}");
-		}
-		fprintf(f, "\n    }}");
+		lo = json_object_new_object();
+		resp = json_object_new_object();
+		json_object_object_add(lo, "description", json_object_new_string(layout_desc[l]));
+		for (int ri = 0; ri < NRESP; ri++)
+			if (res->r[l][ri].measured)
+				json_object_object_add(resp, responders[ri].name,
+						       json_responder(&res->r[l][ri]));
+		json_object_object_add(lo, "responders", resp);
+		json_object_object_add(layouts, layout_name[l], lo);
 	}
-	fprintf(f, "\n  },\n");
+	json_object_object_add(o, "layouts", layouts);
+
 	if (res->cost_done) {
-		fprintf(f, "  \"cost_ns\": {");
-		for (int i = 0; i < COST_N; i++) {
-			fprintf(f, "%s\n    \"%s\": {\"ns\": ", i ? "," : "", cost_name[i]);
-			json_series(f, &res->cost.ns[i], 1);
-			fprintf(f, ", \"ratio_to_floor\": ");
-			json_series(f, &res->cost.ratio[i], 1);
-			fprintf(f, "}");
-		}
-		fprintf(f, "\n  },\n");
-	}
-	fprintf(f, "  \"targets\": [");
-	for (int i = 0; i < res->ntargets; i++) {
-		const struct target *t = &res->targets[i];
+		struct json_object *cost = json_object_new_object();
 
-		fprintf(f, "%s\n    {\"target\": \"%s\", \"layout\": %s%s%s, \"measured\": %s",
-			i ? "," : "", t->what, t->layout ? "\"" : "",
-			t->layout ? t->layout : "null", t->layout ? "\"" : "",
-			t->measured ? "true" : "false");
-		if (t->measured)
-			fprintf(f, ", \"value\": %.4g, \"min\": %.4g, \"max\": %.4g, "
-				"\"limit\": %.4g, \"pass\": %s", t->value, t->lo, t->hi,
-				t->limit, t->pass ? "true" : "false");
-		fprintf(f, "}");
+		for (int i = 0; i < COST_N; i++) {
+			struct json_object *row = json_object_new_object();
+
+			json_object_object_add(row, "ns", json_series(&res->cost.ns[i], 1));
+			json_object_object_add(row, "ratio_to_floor",
+					       json_series(&res->cost.ratio[i], 1));
+			json_object_object_add(cost, cost_name[i], row);
+		}
+		json_object_object_add(o, "cost_ns", cost);
 	}
-	fprintf(f, "\n  ]\n}\n");
+
+	targets = json_object_new_array_ext(res->ntargets);
+	for (int i = 0; i < res->ntargets; i++)
+		json_object_array_add(targets, json_target(&res->targets[i]));
+	json_object_object_add(o, "targets", targets);
+
+	ret = fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return ret < 0 ? fail("cannot write the JSON: %s", strerror(errno)) : 0;
 }
 
 /* NaN for what was not measured: the chart leaves a gap. */
@@ -356,21 +399,35 @@ static void dat_series(FILE *f, const struct series *s, double scale)
 			series_min(s) * scale, series_max(s) * scale);
 }
 
+/* dir/name for writing; NULL (said) if it cannot be. */
+static FILE *open_out(const char *dir, const char *name)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fail("cannot write %s: %s", path, strerror(errno));
+	return f;
+}
+
 int write_results(const char *dir, const struct bench_results *res)
 {
 	char path[512];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "results.json");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
-	print_json(f, res);
+		return -1;
+	if (print_json(f, res)) {
+		fclose(f);
+		return -1;
+	}
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/results.txt", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "results.txt");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	print_table(f, res);
 	fclose(f);
 
@@ -386,10 +443,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	}
 
 	/* rates.dat: per responder, per layout: max (med lo hi), zero-loss (med lo hi). */
-	snprintf(path, sizeof(path), "%s/rates.dat", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "rates.dat");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	fprintf(f, "# responder | one-cpu max, zero-loss | two-cpu max, zero-loss "
 		"(Mpps: median min max)\n");
 	for (int ri = 0; ri < NRESP; ri++) {
@@ -405,10 +461,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	fclose(f);
 
 	/* rtt.dat: per responder, per layout: p50, p90, p99 (med lo hi), us. */
-	snprintf(path, sizeof(path), "%s/rtt.dat", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "rtt.dat");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	fprintf(f, "# responder | one-cpu p50 p90 p99 | two-cpu p50 p90 p99 "
 		"(us: median min max)\n");
 	for (int ri = 0; ri < NRESP; ri++) {
@@ -424,10 +479,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	}
 	fclose(f);
 
-	snprintf(path, sizeof(path), "%s/meta.gp", dir);
-	f = fopen(path, "w");
+	f = open_out(dir, "meta.gp");
 	if (!f)
-		return fail("cannot write %s: %s", path, strerror(errno));
+		return -1;
 	fprintf(f, "chart_title = \"xdpong bench %s, %s, %d CPUs, Linux %s; "
 		"median of %d trials, bars min-max\"\n",
 		res->date, res->cpu, res->ncpus, res->kernel, res->trials);

@@ -62,7 +62,8 @@ struct bench_results {
 
 void evaluate_targets(struct bench_results *res);
 void print_table(FILE *f, const struct bench_results *res);
-void print_json(FILE *f, const struct bench_results *res);
+/* One JSON object (json-c), pretty-printed. 0 or -1 (said). */
+int print_json(FILE *f, const struct bench_results *res);
 /* results.json, rates.dat, rtt.dat, meta.gp in dir: for the chart. */
 int write_results(const char *dir, const struct bench_results *res);
 
