@@ -40,6 +40,10 @@ volatile __u32 trace_enabled = 0; /* `xdpong trace` is reading */
 /* The interface's MAC in the first 6 bytes, zero-padded. One aligned 8-byte
  * word, so `xdpong run` can follow a MAC change without a torn read. */
 volatile __u64 if_mac = 0;
+/* The interface's own addresses, exact (include/xdpong.h): the loader
+ * writes the copy not in use, then switches own_addrs_cur. */
+struct xdpong_own_addrs own_addrs[2];
+volatile __u32 own_addrs_cur = 0; /* 1, 2: own_addrs[cur - 1]; 0: none */
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
 __u64 global_tat_ns = 0;          /* GCRA state of the global limit */
 
@@ -125,6 +129,54 @@ static __always_inline void carry_maps_own(void)
 #define R(name) XDPONG_R_##name
 
 /*
+ * Packet words at any byte offset, as stored. Through memcpy, never a cast
+ * pointer (clang 14 reused stale bytes through one). The claimed alignment
+ * is what makes clang emit one load: the BPF backend splits a memcpy it
+ * believes unaligned into one load per byte, which cost the checksum loop
+ * most of its time. The load itself may be unaligned: the verifier allows
+ * that for packet data where the CPU does it at full speed (x86, arm64;
+ * not under BPF_F_STRICT_ALIGNMENT).
+ */
+static __always_inline __u16 ld16(const void *p)
+{
+	__u16 v;
+
+	__builtin_memcpy(&v, __builtin_assume_aligned(p, 2), 2);
+	return v;
+}
+
+static __always_inline __u32 ld32(const void *p)
+{
+	__u32 v;
+
+	__builtin_memcpy(&v, __builtin_assume_aligned(p, 4), 4);
+	return v;
+}
+
+static __always_inline __u64 ld64(const void *p)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, __builtin_assume_aligned(p, 8), 8);
+	return v;
+}
+
+static __always_inline void st16(void *p, __u16 v)
+{
+	__builtin_memcpy(__builtin_assume_aligned(p, 2), &v, 2);
+}
+
+static __always_inline void st32(void *p, __u32 v)
+{
+	__builtin_memcpy(__builtin_assume_aligned(p, 4), &v, 4);
+}
+
+static __always_inline void st64(void *p, __u64 v)
+{
+	__builtin_memcpy(__builtin_assume_aligned(p, 8), &v, 8);
+}
+
+/*
  * Fold a one's complement sum kept in 64 bits to 16 (RFC 1071 4.1: adding
  * the halves is the end-around carry). Two folds per halving suffice.
  */
@@ -139,38 +191,75 @@ static __always_inline __u16 csum_fold(__u64 sum)
 
 /*
  * Unfolded sum of n bytes at p, n a constant multiple of 4, as 32-bit
- * words as stored (RFC 1071 sums in any word size). Inline: a call to
- * bpf_csum_diff() costs more than the summing. Loads go through memcpy,
- * never a cast pointer (clang 14 reused stale bytes through one).
+ * words as stored (RFC 1071 sums in any word size). One 32-bit load and
+ * one add a word: halving 64-bit loads takes more instructions than it
+ * saves loads. Two accumulators, so the adds do not wait on each other.
  */
 static __always_inline __u64 sum_words(const void *p, const int n)
 {
-	__u64 sum = 0;
+	__u64 a = 0, b = 0;
 
 #pragma unroll
-	for (int i = 0; i < n / 8; i++) {
-		__u64 w;
-
-		__builtin_memcpy(&w, p + 8 * i, 8);
-		sum += (w & 0xffffffff) + (w >> 32);
+	for (int i = 0; i + 1 < n / 4; i += 2) {
+		a += ld32(p + 4 * i);
+		b += ld32(p + 4 * i + 4);
 	}
-	if (n & 4) {
-		__u32 w;
+	if ((n / 4) & 1)
+		a += ld32(p + n - 4);
+	return a + b;
+}
 
-		__builtin_memcpy(&w, p + (n & ~7), 4);
-		sum += w;
+/*
+ * Unfolded sum of len bytes at p, len under 128, as stored (RFC 1071),
+ * -1 if they run past end: power-of-two chunks, each bounds-checked, so
+ * the verifier can follow every access. Inline where the caller knows the
+ * message is short, as most pings are (56 bytes from ping, 32 from
+ * Windows): a call would cost a quarter of the sum.
+ */
+static __always_inline __s64 sum_under_128(void *p, void *end, __u32 len)
+{
+	__u64 sum = 0;
+
+#define CSUM_STEP(n)                               \
+	if (len & (n)) {                           \
+		if (p + (n) > end)                 \
+			return -1;                 \
+		sum += sum_words(p, (n));          \
+		p += (n);                          \
+	}
+	CSUM_STEP(64)
+	CSUM_STEP(32)
+	CSUM_STEP(16)
+	CSUM_STEP(8)
+	CSUM_STEP(4)
+#undef CSUM_STEP
+	if (len & 2) {
+		if (p + 2 > end)
+			return -1;
+		sum += ld16(p);
+		p += 2;
+	}
+	if (len & 1) {
+		/* RFC 1071: the odd byte is padded with a zero byte. */
+		__u8 pad[2] = { 0, 0 };
+
+		if (p + 1 > end)
+			return -1;
+		pad[0] = *(__u8 *)p;
+		sum += ld16(pad);
 	}
 	return sum;
 }
 
 /*
- * Unfolded sum of len bytes at offset off of the frame, as stored (RFC
- * 1071). Fixed-size chunks keep every access provably inside the frame;
- * the length comes from the IP header, so padding after the packet is
- * never summed. Returns -1 if the bytes are not all in the frame. A result
- * of 0 means every byte was zero: an unfolded sum of non-negative words
- * cannot wrap to 0. A global function: the verifier checks it once, not
- * once per parsing path (inlined, its chunk loops exceed the 1M budget).
+ * Unfolded sum of len bytes at offset off of the frame's first buffer, as
+ * stored (RFC 1071). Fixed-size chunks keep every access provably inside
+ * the buffer; the length comes from the IP header, so padding after the
+ * packet is never summed. Returns -1 if the bytes are not all there. A
+ * result of 0 means every byte was zero: an unfolded sum of non-negative
+ * words cannot wrap to 0. A global function: the verifier checks it once,
+ * not once per parsing path (inlined, its chunk loops exceed the 1M
+ * budget).
  * Blocks of 128 bytes and more go to bpf_csum_diff(), whose csum_partial()
  * beats BPF word sums once the call is paid for (measured: 1500-byte echo
  * 676 ns all inline); smaller ones are summed inline, where the call alone
@@ -181,6 +270,7 @@ __noinline __s64 xdpong_sum_bytes(struct xdp_md *ctx, __u32 off, __u32 len)
 	void *end = (void *)(long)ctx->data_end;
 	void *p = (void *)(long)ctx->data;
 	__u64 sum = 0;
+	__s64 tail;
 
 	if (off > 256 || len > XDPONG_MAX_ICMP_LEN)
 		return -1;
@@ -197,61 +287,90 @@ __noinline __s64 xdpong_sum_bytes(struct xdp_md *ctx, __u32 off, __u32 len)
 		p += 512;
 		len -= 512;
 	}
-#define CSUM_STEP(n, how)                                         \
-	if (len & (n)) {                                          \
-		if (p + (n) > end)                                \
-			return -1;                                \
-		sum += how;                                       \
-		p += (n);                                         \
+#define CSUM_HELPER_STEP(n)                                            \
+	if (len & (n)) {                                               \
+		if (p + (n) > end)                                     \
+			return -1;                                     \
+		sum += (__u32)bpf_csum_diff(NULL, 0, p, (n), 0);       \
+		p += (n);                                              \
 	}
-#define CSUM_HELPER(n) (__u32)bpf_csum_diff(NULL, 0, p, (n), 0)
-	CSUM_STEP(256, CSUM_HELPER(256))
-	CSUM_STEP(128, CSUM_HELPER(128))
-#undef CSUM_HELPER
-#define CSUM_STEP_INLINE(n) CSUM_STEP(n, sum_words(p, (n)))
-	CSUM_STEP_INLINE(64)
-	CSUM_STEP_INLINE(32)
-	CSUM_STEP_INLINE(16)
-	CSUM_STEP_INLINE(8)
-	CSUM_STEP_INLINE(4)
-#undef CSUM_STEP_INLINE
-#undef CSUM_STEP
-	if (len & 2) {
-		__u16 w;
+	CSUM_HELPER_STEP(256)
+	CSUM_HELPER_STEP(128)
+#undef CSUM_HELPER_STEP
+	tail = sum_under_128(p, end, len & 127);
+	return tail < 0 ? -1 : sum + tail;
+}
 
-		if (p + 2 > end)
+#define XP_FRAG_CHUNK 256 /* bytes copied out at a time: stack, not a map */
+
+/*
+ * The same sum for a message that continues past the first buffer of a
+ * multi-buffer frame: copied out a chunk at a time (bpf_xdp_load_bytes
+ * reads across fragments) and summed by bpf_csum_diff, which wants a
+ * multiple of 4 bytes: the last chunk is zero-padded, which RFC 1071's
+ * odd-byte rule allows (chunks start at even offsets of the message).
+ * A stack buffer rather than a per-CPU map: nothing else can touch it
+ * between the copy and the sum.
+ */
+__noinline __s64 xdpong_sum_frags(struct xdp_md *ctx, __u32 off, __u32 len)
+{
+	/* 4 spare bytes: the verifier bounds the rounded-up tail by 258. */
+	__u8 buf[XP_FRAG_CHUNK + 4];
+	__u64 sum = 0;
+
+	if (len > XDPONG_MAX_ICMP_LEN)
+		return -1;
+	for (int i = 0; i < XDPONG_MAX_ICMP_LEN / XP_FRAG_CHUNK; i++) {
+		if (len < XP_FRAG_CHUNK)
+			break;
+		if (bpf_xdp_load_bytes(ctx, off, buf, XP_FRAG_CHUNK))
 			return -1;
-		__builtin_memcpy(&w, p, 2);
-		sum += w;
-		p += 2;
+		sum += (__u32)bpf_csum_diff(NULL, 0, (void *)buf, XP_FRAG_CHUNK, 0);
+		off += XP_FRAG_CHUNK;
+		len -= XP_FRAG_CHUNK;
 	}
-	if (len & 1) {
-		/* RFC 1071: the odd byte is padded with a zero byte. */
-		__u8 pad[2] = { 0, 0 };
-		__u16 w;
-
-		if (p + 1 > end)
+	/* The rest, under a chunk (the loop covers XDPONG_MAX_ICMP_LEN); the
+	 * masks only tell the verifier so where clang spilled len. */
+	if (len & (XP_FRAG_CHUNK - 1)) {
+		__builtin_memset(buf, 0, sizeof(buf));
+		if (bpf_xdp_load_bytes(ctx, off, buf, len & (XP_FRAG_CHUNK - 1)))
 			return -1;
-		pad[0] = *(__u8 *)p;
-		__builtin_memcpy(&w, pad, 2);
-		sum += w;
+		sum += (__u32)bpf_csum_diff(NULL, 0, (void *)buf,
+					    ((len & (XP_FRAG_CHUNK - 1)) + 3) & ~3, 0);
 	}
 	return sum;
 }
 
+/* The unfolded sum of the len bytes of a message at p (offset off). */
+static __always_inline __s64 sum_message(struct xdp_md *ctx, void *p, void *end,
+					 __u32 off, __u32 len, bool in_frags)
+{
+	if (in_frags)
+		return xdpong_sum_frags(ctx, off, len);
+	if (len < 128)
+		return sum_under_128(p, end, len);
+	return xdpong_sum_bytes(ctx, off, len);
+}
+
 /*
  * RFC 1624 eqn 3, HC' = ~(~HC + ~m + m'): patch checksum `csum` for the
- * 4-byte-aligned word m changing to m'. Both are passed as 4 bytes as
- * stored in the packet; bytes that do not change must be equal in both.
- * ~m of a 32-bit word is the complement of both of its 16-bit halves.
+ * 16-bit word m changing to m', all three as stored in the packet.
  */
-static __always_inline __u16 csum_replace(__u16 csum, __u8 old[4], __u8 new[4])
+static __always_inline __u16 csum_replace16(__u16 csum, __u16 m, __u16 m1)
 {
-	__u32 m, m1;
+	return (__u16)~csum_fold((__u64)(__u16)~csum + (__u16)~m + m1);
+}
 
-	__builtin_memcpy(&m, old, 4);
-	__builtin_memcpy(&m1, new, 4);
-	return (__u16)~csum_fold((__u64)(__u16)~csum + (__u32)~m + m1);
+/* The word as stored with its first byte replaced: no byte store is then
+ * read back as part of a wider load (a store-forwarding stall on x86). */
+static __always_inline __u16 word_with_first_byte(__u16 w, __u8 first)
+{
+	__u8 b[2];
+
+	__builtin_memcpy(b, &w, 2);
+	b[0] = first;
+	__builtin_memcpy(&w, b, 2);
+	return w;
 }
 
 /* The origin of the longest prefix holding addr, 0 if none. */
@@ -265,12 +384,86 @@ static __always_inline __u32 addr4_origin(__be32 addr)
 	return info ? info->origin : 0;
 }
 
-static __always_inline bool addr6_is_local(const struct in6_addr *addr)
+static __always_inline bool addr6_in_trie(const struct in6_addr *addr)
 {
 	struct xdpong_addr6_key key = { .prefixlen = 128 };
 
 	__builtin_memcpy(key.addr, addr, 16);
 	return bpf_map_lookup_elem(&xdpong_addr6, &key) != NULL;
+}
+
+/* The live copy of the interface's own addresses, NULL if there is none. */
+static __always_inline const struct xdpong_own_addrs *own_addrs_get(void)
+{
+	__u32 cur = own_addrs_cur;
+
+	if (cur != 1 && cur != 2)
+		return NULL;
+	return &own_addrs[cur - 1];
+}
+
+/* Is addr (network order) one of the n words of list? */
+static __always_inline bool in_list4(const __u8 (*list)[4], __u32 n, __u32 addr)
+{
+#pragma unroll
+	for (__u32 i = 0; i < XDPONG_OWN_MAX; i++) {
+		if (i >= n)
+			break;
+		if (ld32(list[i]) == addr)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Who answers for IPv4 address addr: IFACE, BROADCAST, OPERATOR, CONFIG
+ * or 0 (nobody). The exact lists first; the trie for operator prefixes
+ * and whatever the lists lack.
+ */
+static __always_inline __u32 dst4_origin(const struct xdpong_own_addrs *own, __u32 addr)
+{
+	if (own) {
+		if (in_list4(own->v4, own->n4, addr))
+			return XDPONG_ADDR_IFACE;
+		if (in_list4(own->bcast4, own->n_bcast4, addr))
+			return XDPONG_ADDR_BROADCAST;
+	}
+	return addr4_origin(addr);
+}
+
+/*
+ * The kernel drops a source that is its own address (accept_local=0) or
+ * a subnet broadcast (fib_validate_source: not RTN_UNICAST). Operator
+ * prefixes are not its addresses: sources there are answered. The lists
+ * are complete for IPv4: no trie lookup when they are there.
+ */
+static __always_inline bool src4_is_own(const struct xdpong_own_addrs *own, __u32 addr)
+{
+	__u32 origin;
+
+	if (own)
+		return in_list4(own->v4, own->n4, addr) ||
+		       in_list4(own->bcast4, own->n_bcast4, addr);
+	origin = addr4_origin(addr);
+	return origin == XDPONG_ADDR_IFACE || origin == XDPONG_ADDR_BROADCAST;
+}
+
+static __always_inline bool addr6_is_local(const struct in6_addr *addr)
+{
+	const struct xdpong_own_addrs *own = own_addrs_get();
+
+	if (own) {
+		__u64 a0 = ld64(addr), a1 = ld64((const void *)addr + 8);
+
+#pragma unroll
+		for (__u32 i = 0; i < XDPONG_OWN_MAX; i++) {
+			if (i >= own->n6)
+				break;
+			if (ld64(own->v6[i]) == a0 && ld64(&own->v6[i][8]) == a1)
+				return true;
+		}
+	}
+	return addr6_in_trie(addr);
 }
 
 /* Generic cell rate algorithm on *tat: true if a reply is allowed now. */
@@ -341,60 +534,142 @@ static __always_inline __u32 rate_check(__u32 family, const void *src)
 	return xdpong_rate_check(family, prefix);
 }
 
+/* Four loads, then four stores: MACs are 6 bytes at offsets 0 and 6. */
 static __always_inline void swap_eth(struct ethhdr *eth)
 {
-	__u8 tmp[6];
+	void *p = eth;
+	__u32 dst_lo = ld32(p), src_lo = ld32(p + 6);
+	__u16 dst_hi = ld16(p + 4), src_hi = ld16(p + 10);
 
-	__builtin_memcpy(tmp, eth->h_source, 6);
-	__builtin_memcpy(eth->h_source, eth->h_dest, 6);
-	__builtin_memcpy(eth->h_dest, tmp, 6);
+	st32(p, src_lo);
+	st16(p + 4, src_hi);
+	st32(p + 6, dst_lo);
+	st16(p + 10, dst_hi);
 }
 
-static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, __u32 l3_off,
-					 struct iphdr *ip, void *end,
-					 __u32 l3_len)
+/*
+ * Link-layer rules, checked once the frame is known to be ICMP: a reply
+ * never goes to or comes from a group MAC (IEEE 802 group bit), and with
+ * cfg_check_mac a frame for another host's MAC is the kernel's (it drops
+ * PACKET_OTHERHOST). 0 if the frame may be answered; eth NULL: no link
+ * header (TUN).
+ */
+static __always_inline __u32 check_l2(const struct ethhdr *eth)
+{
+	if (!eth)
+		return 0;
+	if ((eth->h_dest[0] | eth->h_source[0]) & 1)
+		return R(pass_l2_group);
+	if (cfg_check_mac) {
+		__u64 dst = 0;
+
+		__builtin_memcpy(&dst, __builtin_assume_aligned(eth->h_dest, 4), 4);
+		__builtin_memcpy((__u8 *)&dst + 4,
+				 __builtin_assume_aligned(eth->h_dest + 4, 2), 2);
+		if (dst != if_mac)
+			return R(pass_l2_other_host);
+	}
+	return 0;
+}
+
+/*
+ * The first buffer ends before `need` bytes: a frame shorter than its
+ * headers, or a multi-buffer frame whose headers continue in a fragment
+ * (a NIC that splits headers from data). The kernel copes with the latter.
+ */
+static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
+{
+	return bpf_xdp_get_buff_len(ctx) >= need ? R(pass_split_headers) :
+						   R(drop_truncated);
+}
+
+/*
+ * Latency sampling, 1 echo request in cfg_latency_sample: the clock read
+ * if this one is timed, else 0. Only echo requests count down, so the
+ * traffic xdpong passes does not pay for it.
+ */
+static __always_inline __u64 latency_start(void)
+{
+	struct xdpong_latency *lat;
+	__u32 key = 0;
+
+	if (!cfg_latency_sample)
+		return 0;
+	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
+	if (!lat)
+		return 0;
+	if (lat->sample_countdown) {
+		lat->sample_countdown--;
+		return 0;
+	}
+	lat->sample_countdown = cfg_latency_sample - 1;
+	return bpf_ktime_get_ns();
+}
+
+static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, struct ethhdr *eth,
+					 __u32 l3_off, struct iphdr *ip, void *end,
+					 __u32 l3_len, __u64 *t0)
 {
 	struct icmphdr *icmp;
-	__u8 old[4], new[4], s0;
-	__u32 tot, icmp_len, verdict, origin;
+	const struct xdpong_own_addrs *own;
+	__u32 tot, icmp_len, reason;
 	__s64 payload_sum, hdr_sum;
-	__u16 csum;
+	__u16 old, new, csum;
+	bool in_frags = false;
+	__be32 tmp;
+	__u8 s0;
 
 	if ((void *)(ip + 1) > end)
-		return R(drop_truncated);
+		return headers_cut(ctx, l3_off + sizeof(*ip));
+	/* Classify first: what is not ICMP goes to the kernel at once, which
+	 * validates it as it would without xdpong. */
+	if (ip->protocol != XP_PROTO_ICMP)
+		return R(pass_not_icmp);
+	reason = check_l2(eth);
+	if (reason)
+		return reason;
 	if (ip->version != 4)
 		return R(drop_bad_version);
 	if (ip->ihl < 5)
 		return R(drop_bad_ihl);
 	tot = bpf_ntohs(ip->tot_len);
-	if (tot < ip->ihl * 4 || tot > l3_len)
+	if (tot < ip->ihl * 4)
 		return R(drop_bad_length);
+	if (tot > l3_len) {
+		/* Past the first buffer: in fragments, or past the frame's end. */
+		if (tot > bpf_xdp_get_buff_len(ctx) - l3_off)
+			return R(drop_bad_length);
+		in_frags = true;
+	}
 	if (ip->ihl > 5)
 		return R(pass_ip_options);
-	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
-	if (csum_fold(sum_words(ip, 20)) != 0xffff)
-		return R(drop_bad_ip_csum);
-	if (ip->protocol != XP_PROTO_ICMP)
-		return R(pass_not_icmp);
 	if (ip->frag_off & bpf_htons(XP_IP_MF_OFFSET))
 		return R(pass_fragment);
+	/* Before the ICMP checks: ICMP for others is forwarded as it is. */
 	/* 224.0.0.0/4 and 255.255.255.255: echo_ignore_broadcasts is the kernel's call. */
 	if ((((__u8 *)&ip->daddr)[0] & 0xf0) == 0xe0 || ip->daddr == 0xffffffff)
 		return R(pass_dst_group);
-	switch (addr4_origin(ip->daddr)) {
+	own = own_addrs_get();
+	switch (dst4_origin(own, ip->daddr)) {
 	case 0:
 		return R(pass_dst_not_local);
 	case XDPONG_ADDR_BROADCAST: /* a subnet broadcast in a unicast frame */
 		return R(pass_dst_group);
 	}
-	icmp_len = tot - 20;
+	icmp_len = tot - sizeof(*ip);
 	if (icmp_len < sizeof(*icmp))
 		return R(drop_bad_length);
 	icmp = (void *)(ip + 1);
 	if ((void *)(icmp + 1) > end)
-		return R(drop_truncated);
+		return R(pass_split_headers); /* the frame holds it: tot says so */
 	if (icmp->type != XP_ICMP_ECHO)
 		return R(pass_not_echo);
+
+	/* An echo request to us: from here on, the work answering it takes. */
+	*t0 = latency_start();
+	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
+	if (csum_fold(sum_words(ip, sizeof(*ip))) != 0xffff)
+		return R(drop_bad_ip_csum);
 	/* Martian sources (RFC 1812 5.3.7); the kernel drops these. */
 	s0 = ((__u8 *)&ip->saddr)[0];
 	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 ||
@@ -402,50 +677,40 @@ static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, __u32 l3_off,
 		return R(drop_martian_src);
 	if ((s0 & 0xf0) == 0xf0)
 		return R(pass_src_reserved);
-	/* The kernel drops a source that is its own address (accept_local=0)
-	 * or a subnet broadcast (fib_validate_source: not RTN_UNICAST).
-	 * Operator prefixes are not its addresses: sources there are answered. */
-	origin = addr4_origin(ip->saddr);
-	if (origin == XDPONG_ADDR_IFACE || origin == XDPONG_ADDR_BROADCAST)
+	if (src4_is_own(own, ip->saddr))
 		return R(drop_martian_src);
 	if (icmp_len > XDPONG_MAX_ICMP_LEN)
 		return R(pass_too_big);
-	payload_sum = xdpong_sum_bytes(ctx, l3_off + sizeof(*ip) + sizeof(*icmp),
-				       icmp_len - sizeof(*icmp));
+	payload_sum = sum_message(ctx, icmp + 1, end, l3_off + sizeof(*ip) + sizeof(*icmp),
+				  icmp_len - sizeof(*icmp), in_frags);
 	if (payload_sum < 0)
 		return R(drop_truncated);
 	hdr_sum = sum_words(icmp, sizeof(*icmp));
 	if (csum_fold(payload_sum + hdr_sum) != 0xffff)
 		return R(drop_bad_icmp_csum);
-	verdict = rate_check(4, &ip->saddr);
-	if (verdict)
-		return verdict;
+	reason = rate_check(4, &ip->saddr);
+	if (reason)
+		return reason;
 
 	/* The reply: addresses swapped, TTL 64, type 0; everything else kept. */
-	__be32 tmp = ip->saddr;
+	tmp = ip->saddr;
 	ip->saddr = ip->daddr;
 	ip->daddr = tmp;
+	old = ld16(&ip->ttl); /* TTL and protocol share a word */
+	new = word_with_first_byte(old, XP_REPLY_HOPS);
+	st16(&ip->ttl, new);
+	ip->check = csum_replace16(ip->check, old, new);
 
-	old[0] = ip->ttl;
-	old[1] = ip->protocol;
-	old[2] = old[3] = 0;
-	__builtin_memcpy(new, old, 4);
-	new[0] = XP_REPLY_HOPS;
-	ip->ttl = XP_REPLY_HOPS;
-	ip->check = csum_replace(ip->check, old, new);
-
-	old[0] = icmp->type;
-	old[1] = icmp->code;
-	__builtin_memcpy(new, old, 4);
-	new[0] = XP_ICMP_ECHOREPLY;
-	icmp->type = XP_ICMP_ECHOREPLY;
-	csum = csum_replace(icmp->checksum, old, new);
+	old = ld16(icmp); /* type and code */
+	new = word_with_first_byte(old, XP_ICMP_ECHOREPLY);
+	st16(icmp, new);
+	csum = csum_replace16(icmp->checksum, old, new);
 	/*
 	 * An all-zero reply (code, id, seq and payload zero) sums to +0, so
 	 * its checksum is ~0 = 0xffff; eqn 3 yields the other zero, 0x0000,
 	 * which receivers reject. Any other reply's 0x0000 is correct.
 	 */
-	if (csum == 0 && icmp->code == 0 && icmp->un.echo.id == 0 &&
+	if (csum == 0 && new == 0 && icmp->un.echo.id == 0 &&
 	    icmp->un.echo.sequence == 0 && payload_sum == 0)
 		csum = 0xffff;
 	icmp->checksum = csum;
@@ -482,44 +747,56 @@ static __always_inline bool ipv6_is_martian_src(const struct in6_addr *a)
 	return (w0 | w1 | w2) == 0 && (w3 == 0 || w3 == bpf_htonl(1));
 }
 
-static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, __u32 l3_off,
-					 struct ipv6hdr *ip6, void *end,
-					 __u32 l3_len)
+static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, struct ethhdr *eth,
+					 __u32 l3_off, struct ipv6hdr *ip6, void *end,
+					 __u32 l3_len, __u64 *t0)
 {
 	struct icmp6hdr *icmp6;
-	__u8 old[4], new[4];
-	__u32 plen, verdict;
+	__u32 plen, reason;
 	__s64 payload_sum, sum;
-	struct in6_addr tmp;
+	bool in_frags = false;
+	__u64 a0, a1, b0, b1;
+	__u16 old, new;
 
 	if ((void *)(ip6 + 1) > end)
-		return R(drop_truncated);
-	if (ip6->version != 6)
-		return R(drop_bad_version);
-	plen = bpf_ntohs(ip6->payload_len);
-	if (sizeof(*ip6) + plen > l3_len)
-		return R(drop_bad_length);
-	/* Multicast echo: the kernel answers from a unicast source. */
-	if (ip6->daddr.in6_u.u6_addr8[0] == 0xff)
-		return R(pass_dst_group);
+		return headers_cut(ctx, l3_off + sizeof(*ip6));
+	/* Classify first, as for IPv4. */
 	if (ip6->nexthdr != XP_PROTO_ICMPV6)
 		return ipv6_is_ext_header(ip6->nexthdr) ? R(pass_ipv6_ext) :
 							  R(pass_not_icmp);
+	reason = check_l2(eth);
+	if (reason)
+		return reason;
+	if (ip6->version != 6)
+		return R(drop_bad_version);
+	plen = bpf_ntohs(ip6->payload_len);
+	if (sizeof(*ip6) + plen > l3_len) {
+		if (sizeof(*ip6) + plen > bpf_xdp_get_buff_len(ctx) - l3_off)
+			return R(drop_bad_length);
+		in_frags = true;
+	}
+	/* Multicast echo: the kernel answers from a unicast source. */
+	if (ip6->daddr.in6_u.u6_addr8[0] == 0xff)
+		return R(pass_dst_group);
+	/* Before the ICMPv6 checks: ICMPv6 for others is forwarded as it is. */
 	if (!addr6_is_local(&ip6->daddr))
 		return R(pass_dst_not_local);
 	if (plen < sizeof(*icmp6))
 		return R(drop_bad_length);
 	icmp6 = (void *)(ip6 + 1);
 	if ((void *)(icmp6 + 1) > end)
-		return R(drop_truncated);
+		return R(pass_split_headers); /* the frame holds it: plen says so */
 	if (icmp6->icmp6_type != XP_ICMPV6_ECHO_REQUEST)
 		return R(pass_not_echo);
+
+	/* An echo request to us: from here on, the work answering it takes. */
+	*t0 = latency_start();
 	if (ipv6_is_martian_src(&ip6->saddr))
 		return R(drop_martian_src);
 	if (plen > XDPONG_MAX_ICMP_LEN)
 		return R(pass_too_big);
-	payload_sum = xdpong_sum_bytes(ctx, l3_off + sizeof(*ip6) + sizeof(*icmp6),
-				       plen - sizeof(*icmp6));
+	payload_sum = sum_message(ctx, icmp6 + 1, end, l3_off + sizeof(*ip6) + sizeof(*icmp6),
+				  plen - sizeof(*icmp6), in_frags);
 	if (payload_sum < 0)
 		return R(drop_truncated);
 	/* RFC 8200 8.1 pseudo-header: addresses, upper-layer length, 58. */
@@ -530,28 +807,30 @@ static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, __u32 l3_off,
 	sum += bpf_htonl(XP_PROTO_ICMPV6);
 	if (csum_fold(sum) != 0xffff)
 		return R(drop_bad_icmp_csum);
-	verdict = rate_check(6, &ip6->saddr);
-	if (verdict)
-		return verdict;
+	reason = rate_check(6, &ip6->saddr);
+	if (reason)
+		return reason;
 
 	/* Swapping the addresses leaves the pseudo-header sum unchanged. */
-	tmp = ip6->saddr;
-	ip6->saddr = ip6->daddr;
-	ip6->daddr = tmp;
+	a0 = ld64(&ip6->saddr);
+	a1 = ld64((void *)&ip6->saddr + 8);
+	b0 = ld64(&ip6->daddr);
+	b1 = ld64((void *)&ip6->daddr + 8);
+	st64(&ip6->saddr, b0);
+	st64((void *)&ip6->saddr + 8, b1);
+	st64(&ip6->daddr, a0);
+	st64((void *)&ip6->daddr + 8, a1);
 	ip6->hop_limit = XP_REPLY_HOPS; /* not in the pseudo-header */
 
-	old[0] = icmp6->icmp6_type;
-	old[1] = icmp6->icmp6_code;
-	old[2] = old[3] = 0;
-	__builtin_memcpy(new, old, 4);
-	new[0] = XP_ICMPV6_ECHO_REPLY;
-	icmp6->icmp6_type = XP_ICMPV6_ECHO_REPLY;
+	old = ld16(icmp6); /* type and code */
+	new = word_with_first_byte(old, XP_ICMPV6_ECHO_REPLY);
+	st16(icmp6, new);
 	/* The pseudo-header makes the sum non-zero: no all-zero corner. */
-	icmp6->icmp6_cksum = csum_replace(icmp6->icmp6_cksum, old, new);
+	icmp6->icmp6_cksum = csum_replace16(icmp6->icmp6_cksum, old, new);
 	return R(reply_echo6);
 }
 
-static __always_inline __u32 handle_frame(struct xdp_md *ctx)
+static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -562,34 +841,22 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx)
 	if (cfg_framing == XDPONG_FRAMING_IP) {
 		/* TUN: no link header; the version nibble says the family. */
 		if (data + 1 > end)
-			return R(drop_truncated);
+			return headers_cut(ctx, 1);
 		if ((*(__u8 *)data >> 4) == 6)
-			return handle_ipv6(ctx, 0, data, end, len);
-		return handle_ipv4(ctx, 0, data, end, len);
+			return handle_ipv6(ctx, NULL, 0, data, end, len, t0);
+		return handle_ipv4(ctx, NULL, 0, data, end, len, t0);
 	}
 
 	if ((void *)(eth + 1) > end)
-		return R(drop_truncated);
-	if (eth->h_proto != bpf_htons(XP_ETH_P_IP) &&
-	    eth->h_proto != bpf_htons(XP_ETH_P_IPV6))
-		return R(pass_not_ip);
-	/* A reply must never go to, or come from, a group MAC. */
-	if ((eth->h_dest[0] & 1) || (eth->h_source[0] & 1))
-		return R(pass_l2_group);
-	if (cfg_check_mac) {
-		__u64 dst = 0;
-
-		__builtin_memcpy(&dst, eth->h_dest, 6);
-		if (dst != if_mac) /* the kernel drops PACKET_OTHERHOST */
-			return R(pass_l2_other_host);
-	}
-
+		return headers_cut(ctx, sizeof(*eth));
 	if (eth->h_proto == bpf_htons(XP_ETH_P_IP))
-		reason = handle_ipv4(ctx, sizeof(*eth), (void *)(eth + 1), end,
-				     len - sizeof(*eth));
+		reason = handle_ipv4(ctx, eth, sizeof(*eth), (void *)(eth + 1), end,
+				     len - sizeof(*eth), t0);
+	else if (eth->h_proto == bpf_htons(XP_ETH_P_IPV6))
+		reason = handle_ipv6(ctx, eth, sizeof(*eth), (void *)(eth + 1), end,
+				     len - sizeof(*eth), t0);
 	else
-		reason = handle_ipv6(ctx, sizeof(*eth), (void *)(eth + 1), end,
-				     len - sizeof(*eth));
+		return R(pass_not_ip);
 	if (reason < XDPONG_R_FIRST_PASSED)
 		swap_eth(eth);
 	return reason;
@@ -608,11 +875,31 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
+/* Time since t0 into the histogram; returns it. */
+static __always_inline __u64 latency_record(__u64 t0)
+{
+	struct xdpong_latency *lat;
+	__u64 service_ns;
+	__u32 key = 0, slot;
+
+	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
+	if (!lat)
+		return 0;
+	service_ns = bpf_ktime_get_ns() - t0;
+	slot = log2_u64(service_ns);
+	if (slot >= XDPONG_LAT_SLOTS)
+		slot = XDPONG_LAT_SLOTS - 1;
+	lat->slots[slot]++;
+	lat->sum_ns += service_ns;
+	lat->count++;
+	return service_ns;
+}
+
 static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason,
 				       __u64 service_ns)
 {
 	__u32 l3_off = cfg_framing == XDPONG_FRAMING_IP ? 0 : sizeof(struct ethhdr);
-	__u32 len = ctx->data_end - ctx->data;
+	__u32 len = bpf_xdp_get_buff_len(ctx); /* every buffer of the frame */
 	struct xdpong_trace_event *ev;
 	__u32 snap = 0;
 
@@ -636,27 +923,21 @@ static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason,
 	bpf_ringbuf_submit(ev, 0);
 }
 
-SEC("xdp")
+/*
+ * Frags-aware (multi-buffer XDP): it attaches natively where the MTU
+ * exceeds a page (jumbo frames). Headers are read from the first buffer;
+ * an echo request longer than it is summed with bpf_xdp_load_bytes and
+ * answered in place, its fragments untouched.
+ */
+SEC("xdp.frags")
 int xdpong(struct xdp_md *ctx)
 {
-	struct xdpong_counters *counters;
-	struct xdpong_latency *lat;
 	__u64 t0 = 0, service_ns = 0;
 	__u32 key = 0, reason;
+	__u64 *counters;
 
 	carry_maps_own();
-	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
-	if (lat && cfg_latency_sample) {
-		/* Sample 1 packet in N: two clock reads cost more than a reply. */
-		if (lat->sample_countdown == 0) {
-			t0 = bpf_ktime_get_ns();
-			lat->sample_countdown = cfg_latency_sample - 1;
-		} else {
-			lat->sample_countdown--;
-		}
-	}
-
-	reason = handle_frame(ctx);
+	reason = handle_frame(ctx, &t0);
 
 	/* The one exit: every packet is counted exactly once. */
 	counters = bpf_map_lookup_elem(&xdpong_stats, &key);
@@ -668,20 +949,10 @@ int xdpong(struct xdp_md *ctx)
 		barrier_var(reason);
 		if (reason >= XDPONG_R_MAX)
 			reason = R(drop_truncated);
-		((__u64 *)counters)[reason]++;
+		counters[reason]++;
 	}
-
-	if (t0 && reason < XDPONG_R_FIRST_PASSED && lat) {
-		__u32 slot;
-
-		service_ns = bpf_ktime_get_ns() - t0;
-		slot = log2_u64(service_ns);
-		if (slot >= XDPONG_LAT_SLOTS)
-			slot = XDPONG_LAT_SLOTS - 1;
-		lat->slots[slot]++;
-		lat->sum_ns += service_ns;
-		lat->count++;
-	}
+	if (t0 && reason < XDPONG_R_FIRST_PASSED)
+		service_ns = latency_record(t0);
 	if (trace_enabled)
 		trace_emit(ctx, reason, service_ns);
 

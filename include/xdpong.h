@@ -37,6 +37,7 @@ enum xdpong_outcome {
 	X(pass_not_echo, PASSED, "ICMP message other than echo request")             \
 	X(pass_src_reserved, PASSED, "IPv4 source in 240.0.0.0/4: kernel decides")   \
 	X(pass_too_big, PASSED, "ICMP message longer than the program verifies")     \
+	X(pass_split_headers, PASSED, "headers continue past the first buffer")     \
 	X(drop_truncated, DROPPED, "frame shorter than its headers")                 \
 	X(drop_bad_version, DROPPED, "IP version does not match the framing")       \
 	X(drop_bad_ihl, DROPPED, "IPv4 header length below 5 words")                 \
@@ -112,6 +113,27 @@ struct xdpong_addr_info {
 	__u32 origin;
 };
 
+/*
+ * The interface's own addresses (origin IFACE) and subnet broadcasts
+ * (BROADCAST), full length, mirrored from the tries by the loader into
+ * the program's .bss ("own_addrs", two copies; "own_addrs_cur" names the
+ * live one: 1 or 2, 0 for none). A few compares find them where a trie
+ * lookup costs more than every header check together. The tries stay
+ * the truth: an address not here is looked up there. The IPv4 lists are
+ * complete (an interface with more goes without the copy); IPv6 holds
+ * the first XDPONG_OWN_MAX.
+ */
+#define XDPONG_OWN_MAX 8
+struct xdpong_own_addrs {
+	__u32 n4;       /* entries in v4 */
+	__u32 n_bcast4; /* entries in bcast4 */
+	__u32 n6;       /* entries in v6 */
+	__u32 pad;
+	__u8 v4[XDPONG_OWN_MAX][4]; /* network order, as in the packet */
+	__u8 bcast4[XDPONG_OWN_MAX][4];
+	__u8 v6[XDPONG_OWN_MAX][16];
+};
+
 /* Key of the per-source rate limiter: IPv4 /32, or IPv6 /64 (rest zero). */
 struct xdpong_rl_key {
 	__u32 family; /* 4 or 6 */
@@ -124,8 +146,9 @@ enum xdpong_framing {
 	XDPONG_FRAMING_IP = 1,  /* TUN: the IP header is the first byte */
 };
 
-/* Longest ICMP message the program checksums; longer ones go to the kernel. */
-#define XDPONG_MAX_ICMP_LEN 4096
+/* Longest ICMP message the program checksums (a 9216-byte jumbo frame's
+ * worth); longer ones go to the kernel. */
+#define XDPONG_MAX_ICMP_LEN 9216
 
 /* Ring buffer event for `xdpong trace`: the packet's first bytes from L3. */
 #define XDPONG_TRACE_SNAP 64

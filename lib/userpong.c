@@ -69,6 +69,10 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 
 	if (len < PKT_IP4_HLEN)
 		return R(drop_truncated);
+	/* In the XDP program's order: the protocol first, then what an
+	 * ICMP message takes, the checksums only for an echo request. */
+	if (ip[9] != PKT_PROTO_ICMP)
+		return R(pass_not_icmp);
 	if (ip[0] >> 4 != 4)
 		return R(drop_bad_version);
 	hl = (size_t)(ip[0] & 15) * 4;
@@ -79,11 +83,6 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 		return R(drop_bad_length);
 	if (hl > PKT_IP4_HLEN)
 		return R(pass_ip_options);
-	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
-	if (pkt_csum_fold(pkt_csum_partial(ip, PKT_IP4_HLEN, 0)) != 0xffff)
-		return R(drop_bad_ip_csum);
-	if (ip[9] != PKT_PROTO_ICMP)
-		return R(pass_not_icmp);
 	if (pkt_get_be16(ip + 6) & 0x3fff) /* MF or a fragment offset */
 		return R(pass_fragment);
 	if ((ip[16] & 0xf0) == 0xe0 || !memcmp(ip + 16, all_ones, 4))
@@ -96,6 +95,9 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	icmp = ip + PKT_IP4_HLEN;
 	if (icmp[0] != PKT_ICMP_ECHO)
 		return R(pass_not_echo);
+	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
+	if (pkt_csum_fold(pkt_csum_partial(ip, PKT_IP4_HLEN, 0)) != 0xffff)
+		return R(drop_bad_ip_csum);
 	/* Martian sources (RFC 1812 5.3.7): 0/8, 127/8, 224/4, broadcast. */
 	s0 = ip[12];
 	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 ||
@@ -158,6 +160,9 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 
 	if (len < PKT_IP6_HLEN)
 		return R(drop_truncated);
+	/* The next header first, as in the XDP program. */
+	if (ip[6] != PKT_PROTO_ICMPV6)
+		return ipv6_is_ext_header(ip[6]) ? R(pass_ipv6_ext) : R(pass_not_icmp);
 	if (ip[0] >> 4 != 6)
 		return R(drop_bad_version);
 	plen = pkt_get_be16(ip + 4);
@@ -166,8 +171,6 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 	/* Multicast echo: a kernel answers those from a unicast source. */
 	if (dst[0] == 0xff)
 		return R(pass_dst_group);
-	if (ip[6] != PKT_PROTO_ICMPV6)
-		return ipv6_is_ext_header(ip[6]) ? R(pass_ipv6_ext) : R(pass_not_icmp);
 	if (!dst_is_ours(cfg, 6, dst, &r))
 		return r;
 	if (plen < PKT_ICMP_HLEN)

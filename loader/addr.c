@@ -85,6 +85,13 @@ static int addr_main(const struct opts *o)
 			       add ? "answering for" : "no longer answering for", buf);
 		}
 	}
+	/* An interface address added or deleted by hand: the lists follow. */
+	ret = addr_own_sync(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], a.map_fd[MAP_BSS]);
+	if (ret) {
+		log_error("%s: cannot update the program's address lists: %s", a.li.name,
+			  strerror(-ret));
+		rc = 1;
+	}
 out:
 	attachment_close(&a);
 	return rc;

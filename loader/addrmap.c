@@ -229,6 +229,59 @@ int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n)
 	return ret;
 }
 
+struct own_ctx {
+	struct xdpong_own_addrs own;
+	bool overflow; /* more IPv4 entries than the lists hold */
+};
+
+static int own_cb(const struct prefix *p, __u32 origin, void *arg)
+{
+	struct own_ctx *o = arg;
+	struct xdpong_own_addrs *own = &o->own;
+
+	if (p->len != (p->family == AF_INET ? 32u : 128u))
+		return 0;
+	if (p->family == AF_INET && origin == XDPONG_ADDR_IFACE) {
+		if (own->n4 < XDPONG_OWN_MAX)
+			memcpy(own->v4[own->n4++], p->addr, 4);
+		else
+			o->overflow = true;
+	} else if (p->family == AF_INET && origin == XDPONG_ADDR_BROADCAST) {
+		if (own->n_bcast4 < XDPONG_OWN_MAX)
+			memcpy(own->bcast4[own->n_bcast4++], p->addr, 4);
+		else
+			o->overflow = true;
+	} else if (p->family == AF_INET6 && origin == XDPONG_ADDR_IFACE &&
+		   own->n6 < XDPONG_OWN_MAX) {
+		/* The rest are found in the trie: IPv6 lists need not be complete. */
+		memcpy(own->v6[own->n6++], p->addr, 16);
+	}
+	return 0;
+}
+
+int addr_own_sync(int fd4, int fd6, int bss_fd)
+{
+	struct bss_access bss;
+	struct own_ctx o = { 0 };
+	int ret;
+
+	if (bss_fd < 0)
+		return 0; /* no .bss found: nothing to mirror into */
+	ret = addr_map_walk(fd4, fd6, own_cb, &o);
+	if (ret)
+		return ret;
+	ret = bss_open(&bss, bss_fd);
+	if (ret)
+		return ret == -EPROTO ? 0 : ret;
+	/* The IPv4 lists also decide which sources are martian: complete, or none. */
+	ret = bss_set_own(&bss, o.overflow ? NULL : &o.own);
+	bss_close(&bss);
+	if (!ret && o.overflow && verbose)
+		log_note("more than %d IPv4 addresses or broadcasts: the program looks them up in its trie",
+			 XDPONG_OWN_MAX);
+	return ret == -EPROTO ? 0 : ret;
+}
+
 const char *addr_origin_name(__u32 origin)
 {
 	return origin == XDPONG_ADDR_IFACE     ? "iface" :

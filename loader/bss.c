@@ -124,6 +124,54 @@ int bss_set(const struct bss_access *b, const char *name, __u64 value)
 	return ret;
 }
 
+/*
+ * The exact lists of own addresses (include/xdpong.h): written to the copy
+ * the program is not reading, then made live with one aligned store of
+ * own_addrs_cur, so a packet sees the old lists or the new ones, never a
+ * mix. (Two updates within one packet's few hundred nanoseconds could
+ * still race; updates follow netlink events and commands, far apart.)
+ * own NULL: no lists, the program uses its tries alone.
+ */
+int bss_set_own(const struct bss_access *b, const struct xdpong_own_addrs *own)
+{
+	const struct layout_field *fa = layout_find(&b->layout, "own_addrs");
+	const struct layout_field *fc = layout_find(&b->layout, "own_addrs_cur");
+	__u32 key = 0, cur, next;
+	char *buf;
+	int ret;
+
+	if (!fa || !fc || fa->size != 2 * sizeof(*own) || fc->size != 4 || fc->off % 4)
+		return -EPROTO; /* another build: it goes by its tries */
+	if (b->mem) {
+		__u32 *pcur = (__u32 *)((char *)b->mem + fc->off);
+
+		cur = __atomic_load_n(pcur, __ATOMIC_RELAXED);
+		if (!own) {
+			__atomic_store_n(pcur, 0, __ATOMIC_RELEASE);
+			return 0;
+		}
+		next = cur == 1 ? 2 : 1;
+		memcpy((char *)b->mem + fa->off + (next - 1) * sizeof(*own), own, sizeof(*own));
+		__atomic_store_n(pcur, next, __ATOMIC_RELEASE);
+		return 0;
+	}
+	/* Without mmap: the whole value at once (see bss_set). */
+	buf = calloc(1, b->layout.value_size);
+	if (!buf)
+		return -ENOMEM;
+	ret = bpf_map_lookup_elem(b->fd, &key, buf) ? -errno : 0;
+	if (!ret) {
+		memcpy(&cur, buf + fc->off, 4);
+		next = !own ? 0 : cur == 1 ? 2 : 1;
+		if (own)
+			memcpy(buf + fa->off + (next - 1) * sizeof(*own), own, sizeof(*own));
+		memcpy(buf + fc->off, &next, 4);
+		ret = bpf_map_update_elem(b->fd, &key, buf, BPF_ANY) ? -errno : 0;
+	}
+	free(buf);
+	return ret;
+}
+
 int bss_set_mac(const struct bss_access *b, const __u8 mac[6])
 {
 	__u64 word = 0;

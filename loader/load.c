@@ -315,6 +315,12 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	}
 	n4 += i4;
 	n6 += i6;
+	e = addr_own_sync(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6], lv->map_fd[MAP_BSS]);
+	if (e) {
+		log_error("%s: cannot write the program's address lists: %s", li->name,
+			  strerror(-e));
+		goto fail;
+	}
 
 	/* Everything is ready: only now does anything on the interface change. */
 	if (!have_old && foreign && foreign_detach(li, foreign))

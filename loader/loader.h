@@ -223,6 +223,9 @@ void bss_close(struct bss_access *b);
 int bss_get(const struct bss_access *b, const char *name, __u64 *out);
 int bss_set(const struct bss_access *b, const char *name, __u64 value);
 int bss_set_mac(const struct bss_access *b, const __u8 mac[6]);
+/* The program's exact own-address lists (NULL: none); -EPROTO if the
+ * attached build has none. */
+int bss_set_own(const struct bss_access *b, const struct xdpong_own_addrs *own);
 
 /* ---- addrmap.c: the address maps ---- */
 int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
@@ -236,6 +239,12 @@ int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
 	      int *n4, int *n6);
 /* Make the config-origin entries equal addrs (--addr, the config file). */
 int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n);
+/*
+ * Mirror the tries' interface addresses and subnet broadcasts into the
+ * program's exact lists (.bss). Call after every change of the tries.
+ * 0, or -errno; a build without the lists is left alone (0).
+ */
+int addr_own_sync(int fd4, int fd6, int bss_fd);
 /* "iface", "config", "operator", "broadcast". */
 const char *addr_origin_name(__u32 origin);
 /* The prefixes, as text lines under a heading (status, addr list). */

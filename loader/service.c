@@ -130,6 +130,9 @@ void served_resync(struct served *v, bool quiet)
 		return;
 	e = addr_sync(v->a.map_fd[MAP_ADDR4], v->a.map_fd[MAP_ADDR6],
 		      v->o.no_iface_addrs ? NULL : &v->a.li, quiet, &n4, &n6);
+	if (!e)
+		e = addr_own_sync(v->a.map_fd[MAP_ADDR4], v->a.map_fd[MAP_ADDR6],
+				  v->a.map_fd[MAP_BSS]);
 	if (e)
 		log_error("%s: cannot resync addresses: %s", v->name, strerror(-e));
 	else if (verbose)

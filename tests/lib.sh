@@ -17,7 +17,7 @@ XDPONG=${XDPONG:-$XDPT_REPO/build/xdpong}
 XDP_PASS_OBJ=${XDP_PASS_OBJ:-$XDPT_REPO/build/tools/xdp_pass.bpf.o}
 XDPT_SKIP=77
 XDPT_PIN_ROOT=/sys/fs/bpf/xdpong
-XDPT_NAME=$(basename "$0" .sh)
+XDPT_NAME=$(basename "$0" .sh)${XDPT_MTU:+_mtu$XDPT_MTU}
 
 # Unique per test process: pid, 'x', a random suffix (at most 11 characters,
 # so "xa2$XDPT_ID" still fits an interface name).
@@ -211,6 +211,8 @@ _xdpt_no_tentative()
 #
 # Interface names carry the test id: pins made through nsenter live in the
 # host's /sys/fs/bpf/xdpong/IFACE and must not collide with another run.
+# XDPT_MTU (environment): the pair's MTU, e.g. 9000 for jumbo frames
+# (tests/netns/*_mtu9000.sh); unset: the veth default, 1500.
 #
 xdpt_topo_veth()
 {
@@ -220,9 +222,13 @@ xdpt_topo_veth()
 	xdpt_ns_new NS_RESP resp
 	IF_PING="xp$XDPT_ID"
 	IF_RESP="xr$XDPT_ID"
-	ip link add "$IF_PING" netns "$NS_PING" type veth \
-		peer name "$IF_RESP" netns "$NS_RESP" ||
+	ip link add "$IF_PING" ${XDPT_MTU:+mtu "$XDPT_MTU"} netns "$NS_PING" type veth \
+		peer name "$IF_RESP" ${XDPT_MTU:+mtu "$XDPT_MTU"} netns "$NS_RESP" ||
 		xdpt_fail "cannot create the veth pair"
+	if [ -n "${XDPT_MTU:-}" ]; then
+		xdpt_assert_eq "$XDPT_MTU" "$(ip -n "$NS_RESP" -j link show dev "$IF_RESP" | jq '.[0].mtu')" \
+			"MTU of $IF_RESP"
+	fi
 	# No duplicate address detection: addresses are usable at once, and
 	# xdpong skips tentative ones.
 	xdpt_sysctl "$NS_PING" "net.ipv6.conf.$IF_PING.accept_dad" 0
@@ -251,7 +257,7 @@ xdpt_topo_veth()
 # responder reaches the pinger only when its veth runs an XDP program.
 xdpt_peer_xdp_pass()
 {
-	ip -n "$NS_PING" link set dev "$IF_PING" xdpdrv obj "$XDP_PASS_OBJ" sec xdp ||
+	ip -n "$NS_PING" link set dev "$IF_PING" xdpdrv obj "$XDP_PASS_OBJ" sec xdp.frags ||
 		xdpt_fail "cannot attach $XDP_PASS_OBJ to $IF_PING"
 }
 

@@ -3,14 +3,16 @@
  * The smallest XDP program: pass every frame to the kernel. Tests attach it
  * to the pinger's veth so native XDP_TX frames from xdpong are received
  * there (a veth drops them unless its peer runs XDP), and as a "foreign"
- * program that xdpong must not replace without --force.
+ * program that xdpong must not replace without --force. Frags-aware, so it
+ * attaches natively at any MTU (a veth at MTU 9000 refuses others); load
+ * it with `ip link set ... obj xdp_pass.bpf.o sec xdp.frags`.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 
 char LICENSE[] SEC("license") = "GPL";
 
-SEC("xdp")
+SEC("xdp.frags")
 int xdp_pass(struct xdp_md *ctx)
 {
 	return XDP_PASS;

@@ -61,6 +61,18 @@ listed()
 		'any(.addresses[]; .prefix == $p and .origin == $o)' >/dev/null
 }
 
+# own_listed ADDR: IPv4 ADDR is in the program's live exact list of
+# interface addresses (.bss own_addrs, beside the trie; include/xdpong.h).
+own_listed()
+{
+	bpftool -j map dump pinned "$XDPT_PIN_ROOT/$IF_RESP/bss" | jq -e --arg a "$1" '
+		.[0].formatted.value[".bss"] as $b |
+		($b | map(.own_addrs_cur // empty)[0]) as $c |
+		($b | map(.own_addrs // empty)[0]) as $l |
+		($a | split(".") | map(tonumber)) as $w |
+		$c > 0 and ($l[$c - 1] | any(.v4[0:.n4][]; . == $w))' >/dev/null
+}
+
 xdpt_log "A. run: follows the interface's addresses"
 OUT=$XDPT_TMP/run
 xdf_run_bg "$NS_RESP" "$OUT" "$IF_RESP"
@@ -73,6 +85,8 @@ within_1s "10.99.0.77 added, answered by XDP" answered 10.99.0.77
 ip -n "$NS_RESP" addr add fd00:99::77/64 dev "$IF_RESP" nodad
 within_1s "fd00:99::77 added, answered by XDP" answered fd00:99::77 -6
 listed 10.99.0.77/32 iface || xdpt_fail "10.99.0.77/32 not listed as an interface address: $XDPT_OUT"
+own_listed 10.99.0.77 || xdpt_fail "10.99.0.77 not in the program's exact address list"
+own_listed "$RESP4" || xdpt_fail "$RESP4 not in the program's exact address list"
 
 xdf_counter before "$NS_RESP" "$IF_RESP" pass_dst_not_local
 ip -n "$NS_RESP" addr del 10.99.0.77/24 dev "$IF_RESP"
@@ -84,6 +98,7 @@ unanswered 10.99.0.77 || xdpt_fail "10.99.0.77 answered again after its removal"
 xdf_counter after "$NS_RESP" "$IF_RESP" pass_dst_not_local
 xdpt_assert_ge $((before + 2)) "$after" "pass_dst_not_local after pinging removed addresses"
 listed 10.99.0.77/32 iface && xdpt_fail "10.99.0.77/32 still listed after its removal"
+own_listed 10.99.0.77 && xdpt_fail "10.99.0.77 still in the program's exact address list"
 
 xdpt_log "A. run: operator prefixes survive interface address changes"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" add 192.0.2.0/24 10.99.0.88/32
@@ -108,8 +123,10 @@ answered 10.99.0.88 || xdpt_fail "10.99.0.88 no longer answered after the interf
 xdpt_log "A. run: SIGHUP rereads the interface's addresses"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" del "$RESP4"
 within_1s "$RESP4 deleted from the map, unanswered" unanswered "$RESP4"
+own_listed "$RESP4" && xdpt_fail "$RESP4 still in the exact list after 'addr del'"
 kill -HUP "$XDF_RUN_PID"
 within_1s "$RESP4 back after SIGHUP" answered "$RESP4"
+own_listed "$RESP4" || xdpt_fail "$RESP4 not back in the exact list after SIGHUP"
 kill -0 "$XDF_RUN_PID" 2>/dev/null || xdpt_fail "run exited on SIGHUP: $(cat "$OUT")"
 
 xdpt_log "A. run: SIGTERM detaches and removes the pins"

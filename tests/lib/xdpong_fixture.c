@@ -6,8 +6,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "xdpong_fixture.h" /* xdpong.h: the skeleton names its structs */
 #include "xdpong.skel.h"
-#include "xdpong_fixture.h"
 
 const uint8_t xf_our_mac[6] = XF_OUR_MAC;
 
@@ -126,6 +126,27 @@ int xf_fill(struct xf_instance *in)
 	in->prog_fd = bpf_program__fd(in->skel->progs.xdpong);
 	in->stats_fd = bpf_map__fd(in->skel->maps.xdpong_stats);
 	in->lat_fd = bpf_map__fd(in->skel->maps.xdpong_latency);
+	return 0;
+}
+
+int xf_fill_own(struct xf_instance *in)
+{
+	struct xdpong_own_addrs *own = &in->skel->bss->own_addrs[0];
+
+	memset(own, 0, sizeof(*own));
+	for (size_t p = 0; p < N_PREFIXES; p++) {
+		const struct pkt_prefix *x = &prefixes[p];
+
+		if (x->len != (x->family == 4 ? 32u : 128u))
+			continue;
+		if (local_origin[p] == XDPONG_ADDR_IFACE && x->family == 4)
+			memcpy(own->v4[own->n4++], x->addr, 4);
+		else if (local_origin[p] == XDPONG_ADDR_BROADCAST && x->family == 4)
+			memcpy(own->bcast4[own->n_bcast4++], x->addr, 4);
+		else if (local_origin[p] == XDPONG_ADDR_IFACE)
+			memcpy(own->v6[own->n6++], x->addr, 16);
+	}
+	in->skel->bss->own_addrs_cur = 1;
 	return 0;
 }
 

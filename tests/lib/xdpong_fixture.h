@@ -67,6 +67,13 @@ int xf_open(struct xf_instance *in, enum pkt_framing framing, bool check_mac,
 /* After the load: put the address table in the LPM maps, take the fds. 0 or < 0. */
 int xf_fill(struct xf_instance *in);
 
+/*
+ * Also mirror the table's interface addresses and subnet broadcasts into
+ * the program's exact lists (.bss own_addrs), as the loader does. Without
+ * this the program finds them in the tries alone: both paths are tested.
+ */
+int xf_fill_own(struct xf_instance *in);
+
 /* Add one prefix to the loaded program's xdpong_addr4 or xdpong_addr6. 0 or < 0. */
 int xf_map_add(struct xdpong_bpf *skel, const struct pkt_prefix *p, uint32_t origin);
 

@@ -18,10 +18,11 @@
 # must match pkt_reference_reply byte for byte and pass pkt_verify_csums;
 # xdpong's counters must show exactly the frames written, by reason, with
 # the kernel's echo off (so no reply can have come from the kernel).
+# XDPT_MTU (environment): the device's MTU; the MTU-sized requests follow it.
 . "$(dirname "$0")/../lib.sh"
 
 KIND=${1:-tun}
-XDPT_NAME=test_xdp_$KIND
+XDPT_NAME=test_xdp_$KIND${XDPT_MTU:+_mtu$XDPT_MTU}
 TUNTAP_ECHO=${TUNTAP_ECHO:-$XDPT_REPO/build/tests/tuntap_echo}
 SELF=$(readlink -f "$0")
 LOCAL4=192.0.2.1
@@ -32,6 +33,9 @@ setup()
 {
 	local dev=$TT_DEV
 
+	if [ -n "${XDPT_MTU:-}" ]; then
+		ip link set "$dev" mtu "$XDPT_MTU" || xdpt_fail "cannot set MTU $XDPT_MTU on $dev"
+	fi
 	ip link set "$dev" up || xdpt_fail "cannot bring $dev up"
 	ip addr add "$LOCAL4/24" dev "$dev" || xdpt_fail "cannot add $LOCAL4"
 	ip addr add "$LOCAL6/64" dev "$dev" nodad || xdpt_fail "cannot add $LOCAL6"
