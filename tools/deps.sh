@@ -17,14 +17,15 @@ set -euo pipefail
 # (util-linux), timeout (coreutils), sysctl (procps), ethtool; strace
 # (kill_loader stops the loader at chosen syscalls), libFuzzer's runtime
 # (parser fuzzing), the Prometheus parser (metrics tests), man-db and
-# groff-base (man page test), bash-completion (completion test).
+# groff-base (man page test), bash-completion (completion test); iperf3
+# (make bench: TCP throughput through the veth pair with and without XDP).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
 	libinih-dev libmicrohttpd-dev
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
-	python3-prometheus-client man-db groff-base bash-completion
+	python3-prometheus-client man-db groff-base bash-completion iperf3
 )
 
 die()

@@ -44,7 +44,8 @@ static void usage(FILE *f)
 		"  --trials N           trials per figure, 3..%d (default 3; costs: N + 2)\n"
 		"  --latency-sample N   N of the sampled latency row (default %d)\n"
 		"  --layout one|two|both  CPU layouts to run (default both)\n"
-		"  --only cost|net      run only the test-run costs or the veth part\n"
+		"  --only cost|net|tput run only the test-run costs, the veth part, or\n"
+		"                       TCP throughput (iperf3) with and without XDP\n"
 		"  --xdpong PATH        the loader (default build/xdpong)\n"
 		"  --out DIR            data files and results.json (default build/bench)\n"
 		"  --id ID              suffix of namespace and interface names (digits)\n"
@@ -231,7 +232,7 @@ int main(int argc, char **argv)
 	static struct bench_results res;
 	static struct bench_env env;
 	struct sigaction sa = { .sa_handler = on_stop };
-	bool json = false, do_cost = true, do_net = true;
+	bool json = false, do_cost = true, do_net = true, do_tput = true;
 	const char *out_dir = "build/bench", *hold_name = NULL;
 	int hold_s = 5;
 	int opt, rc = 1;
@@ -279,8 +280,9 @@ int main(int argc, char **argv)
 		case 'o':
 			do_cost = !strcmp(optarg, "cost");
 			do_net = !strcmp(optarg, "net");
-			if (!do_cost && !do_net) {
-				fail("--only cost|net");
+			do_tput = !strcmp(optarg, "tput");
+			if (!do_cost && !do_net && !do_tput) {
+				fail("--only cost|net|tput");
 				return 2;
 			}
 			break;
@@ -326,7 +328,7 @@ int main(int argc, char **argv)
 		fail("must run as root (network namespaces, BPF)");
 		return 1;
 	}
-	if (do_net && access(env.xdpong_bin, X_OK)) {
+	if ((do_net || do_tput) && access(env.xdpong_bin, X_OK)) {
 		fail("%s not found: run `make` first", env.xdpong_bin);
 		return 1;
 	}
@@ -374,6 +376,12 @@ int main(int argc, char **argv)
 	}
 	if (do_net && measure_net(&env, &res))
 		goto out;
+	if (do_tput) {
+		say("TCP throughput through a veth pair (iperf3)");
+		if (tput_measure(&env, env.trials, &res.tput))
+			goto out;
+		res.tput_done = res.tput.measured;
+	}
 	rc = 0;
 out:
 	net_teardown(&env);

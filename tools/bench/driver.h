@@ -42,6 +42,7 @@ void sort_doubles(double *v, size_t n);
 int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq);
 int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq);
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len);
+int frame_tcp4(__u8 *buf, size_t size, unsigned int ip_len);
 
 /* ---- net.c: namespaces, links, responders, CPU layouts ---- */
 enum layout {
@@ -103,6 +104,9 @@ struct bench_env {
 
 int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The same, in this namespace, with stdout into out (NUL-terminated). */
+int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 int net_setup(struct bench_env *env);
 void net_teardown(struct bench_env *env);
 int responder_attach(struct bench_env *env, const struct responder *r);
@@ -145,15 +149,19 @@ int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s);
 /* ---- cost.c: ns per packet from BPF_PROG_TEST_RUN ---- */
 enum cost_row {
 	COST_PASS_FLOOR,
+	COST_PASS_FLOOR_WHOLE,
 	COST_BARE_ECHO4,
 	COST_XDPONG_ECHO4,
 	COST_XDPONG_ECHO6,
 	COST_XDPONG_ECHO4_1500,
 	COST_XDPONG_PASS_UDP,
 	COST_XDPONG_PASS_UDP_OBJ,
+	COST_XDPONG_PASS_TCP,
 	COST_XDPONG_ECHO4_LAT_OFF,
 	COST_XDPONG_ECHO4_LAT_SAMPLED,
 	COST_XDPONG_ECHO4_LAT_EVERY,
+	COST_PATCH_INLINE,
+	COST_PATCH_CSUM_DIFF,
 	COST_N,
 };
 struct cost_results {
@@ -164,5 +172,23 @@ struct cost_results {
 extern const char *const cost_name[COST_N];
 extern const char *const cost_desc[COST_N];
 int cost_measure(struct bench_env *env, int trials, struct cost_results *out);
+
+/* ---- tput.c: TCP throughput through a veth pair (iperf3) ---- */
+enum tput_config {
+	TPUT_NONE,          /* no XDP */
+	TPUT_PASS_SKB,      /* XDP_PASS on the receiver, skb mode */
+	TPUT_XDPONG_SKB,    /* xdpong on the receiver, skb mode */
+	TPUT_PASS_NATIVE,   /* XDP_PASS native on both ends */
+	TPUT_XDPONG_NATIVE, /* xdpong native on the receiver, XDP_PASS on the sender */
+	TPUT_N,
+};
+struct tput_results {
+	bool measured;
+	struct series gbps[TPUT_N]; /* v[k]: round k, every configuration */
+};
+extern const char *const tput_name[TPUT_N];
+extern const char *const tput_desc[TPUT_N];
+/* 0 (no iperf3: nothing measured, said) or -1 (said). */
+int tput_measure(struct bench_env *env, int trials, struct tput_results *res);
 
 #endif /* XDPONG_BENCH_DRIVER_H */

@@ -120,9 +120,7 @@ int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
 	return run_capture(timeout_s, nsfd, NULL, 0, cmd);
 }
 
-static int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
+int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
 {
 	char cmd[1024];
 	va_list ap;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test frames: IPv4/IPv6 echo requests and a UDP datagram, from lib/'s builder. */
+/* Test frames: IPv4/IPv6 echo requests, a UDP datagram and a TCP segment, from lib/'s builder. */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <linux/tcp.h>
 #include <linux/udp.h>
 #include "driver.h"
 #include "packet.h"
@@ -80,5 +81,32 @@ int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len)
 	/* The builder wrote an ICMP header (same size): the UDP one replaces it. */
 	if (len > 0)
 		memcpy(buf + PKT_ETH_HLEN + PKT_IP4_HLEN, &udp, sizeof(udp));
+	return len;
+}
+
+/* A TCP ACK segment with data: what a busy host receives most. */
+int frame_tcp4(__u8 *buf, size_t size, unsigned int ip_len)
+{
+	struct tcphdr tcp = {
+		.source = htons(40000),
+		.dest = htons(5201),
+		.seq = htonl(1),
+		.ack_seq = htonl(1),
+		.doff = sizeof(tcp) / 4,
+		.ack = 1,
+		.window = htons(502),
+		.check = 0, /* not filled: xdpong passes TCP without reading it */
+	};
+	struct pkt_spec s;
+	int len;
+
+	if (ip_len < PKT_IP4_HLEN + sizeof(tcp))
+		return -1;
+	spec_init(&s, 4, 0);
+	s.proto = IPPROTO_TCP; /* before pkt_build() sums the IP header */
+	len = build(&s, ip_len - PKT_IP4_HLEN - PKT_ICMP_HLEN, buf, size);
+	/* The builder wrote an ICMP header and payload: the TCP header goes over them. */
+	if (len > 0)
+		memcpy(buf + PKT_ETH_HLEN + PKT_IP4_HLEN, &tcp, sizeof(tcp));
 	return len;
 }

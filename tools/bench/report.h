@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Results of a run, the targets of issue 6, and their output. */
+/* Results of a run, the targets of issues 6 and 12, and their output. */
 #ifndef XDPONG_BENCH_REPORT_H
 #define XDPONG_BENCH_REPORT_H
 
@@ -36,7 +36,7 @@ struct resp_result {
 	unsigned long long xdp_replied, sink_replied; /* round 0 cross-check */
 };
 
-#define TARGETS_MAX 32
+#define TARGETS_MAX 40
 struct target {
 	char what[96];
 	const char *layout; /* NULL: no layout */
@@ -51,6 +51,8 @@ struct bench_results {
 	bool layout_done[LAYOUT_N];
 	struct cost_results cost;
 	bool cost_done;
+	struct tput_results tput;
+	bool tput_done;
 	struct target targets[TARGETS_MAX];
 	int ntargets;
 	int trials, cost_trials, ncpus;

@@ -24,13 +24,15 @@ ID=$(($$ % 100000))
 cleanup() {
 	ip netns del "xbench-s-$ID" 2>/dev/null
 	ip netns del "xbench-r-$ID" 2>/dev/null
+	ip netns del "xbench-ts-$ID" 2>/dev/null # the throughput pair (tput.c)
+	ip netns del "xbench-tr-$ID" 2>/dev/null
 	return 0
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The run takes under 3 minutes; SIGINT makes the driver tear down and stop.
-timeout -s INT -k 15 240 "$BIN" --id "$ID" --out "$OUT" "$@"
+# The run takes under 4 minutes; SIGINT makes the driver tear down and stop.
+timeout -s INT -k 15 360 "$BIN" --id "$ID" --out "$OUT" "$@"
 rc=$?
 if [ "$rc" = 0 ] && [ -s "$OUT/rates.dat" ] && command -v gnuplot >/dev/null 2>&1; then
 	if timeout 60 gnuplot -e "dir='$OUT'" tools/bench/chart.gp; then
