@@ -259,7 +259,7 @@ static void print_tput(FILE *f, const struct bench_results *res)
 	struct series s;
 
 	fprintf(f, "\nTCP throughput through a veth pair (iperf3, %d rounds; ratios per round)\n",
-		res->trials);
+		res->tput.gbps[0].n);
 	fprintf(f, "  %-40s %-24s %s\n", "configuration", "Gbit/s", "ratio");
 	for (int c = 0; c < TPUT_N; c++) {
 		fmt_series(a, sizeof(a), &res->tput.gbps[c], 1, 2);
