@@ -17,7 +17,7 @@ _xdpong()
 	# Each command's options, as 'xdpong options' lists them (a test holds
 	# these to that table).
 	local common="--verbose --help"
-	local attach_opts="--mode --addr --no-iface-addrs --force --latency-sample
+	local attach_opts="--mode --addr --no-iface-addrs --host-addrs --force --latency-sample
 		--rate-limit --global-limit $common"
 	local -A opts=(
 		[attach]="$attach_opts"

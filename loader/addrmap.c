@@ -73,6 +73,7 @@ int addr_map_walk(int fd4, int fd6,
 struct sync_ctx {
 	struct prefix want[MAX_IFACE_ADDRS];
 	__u32 want_origin[MAX_IFACE_ADDRS];
+	int want_ifindex[MAX_IFACE_ADDRS];
 	int n_want;
 	struct prefix stale[MAX_IFACE_ADDRS];
 	int n_stale;
@@ -81,7 +82,7 @@ struct sync_ctx {
 	int rank; /* the class being reconciled: see rank() */
 };
 
-static int want_cb(const struct prefix *p, __u32 flags, void *arg)
+static int want_cb(const struct prefix *p, int ifindex, __u32 flags, void *arg)
 {
 	struct sync_ctx *s = arg;
 	char buf[64];
@@ -99,9 +100,39 @@ static int want_cb(const struct prefix *p, __u32 flags, void *arg)
 		s->want_origin[s->n_want] = flags & ADDR_CB_BROADCAST ?
 						    XDPONG_ADDR_BROADCAST :
 						    XDPONG_ADDR_IFACE;
+		s->want_ifindex[s->n_want] = ifindex;
 		s->want[s->n_want++] = *p;
 	}
 	return 0;
+}
+
+/*
+ * --host-addrs: keep what other interfaces hold only while they are up.
+ * An IPv4 address stays listed on a link that is down, but its local
+ * route is gone and the kernel no longer answers for it.
+ */
+static void drop_down_links(struct sync_ctx *s, int own_ifindex)
+{
+	int up[MAX_IFACE_ADDRS], n_up = 0, k = 0;
+
+	for (int i = 0; i < s->n_want; i++) {
+		int ifindex = s->want_ifindex[i];
+		bool keep = ifindex == own_ifindex;
+		struct link_info li;
+
+		for (int j = 0; j < n_up && !keep; j++)
+			keep = up[j] == ifindex;
+		if (!keep && !link_get(NULL, ifindex, &li) && (li.flags & IFF_UP)) {
+			up[n_up++] = ifindex;
+			keep = true;
+		}
+		if (!keep)
+			continue;
+		s->want[k] = s->want[i];
+		s->want_origin[k] = s->want_origin[i];
+		s->want_ifindex[k++] = ifindex;
+	}
+	s->n_want = k;
 }
 
 static bool prefix_eq(const struct prefix *a, const struct prefix *b)
@@ -181,7 +212,7 @@ static int reconcile(int fd4, int fd6, struct sync_ctx *s)
 	return 0;
 }
 
-int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet,
 	      int *n4, int *n6)
 {
 	struct sync_ctx *s = calloc(1, sizeof(*s));
@@ -193,7 +224,9 @@ int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
 	s->quiet = quiet;
 	if (li) {
 		s->ifname = li->name;
-		ret = addr_dump(li->ifindex, want_cb, s);
+		ret = addr_dump(li->ifindex, host, want_cb, s);
+		if (!ret && host)
+			drop_down_links(s, li->ifindex);
 	}
 	if (!ret)
 		ret = reconcile(fd4, fd6, s);

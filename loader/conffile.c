@@ -299,6 +299,7 @@ static void merge(struct config *c)
 				g.n_addrs = o->n_addrs;
 				break;
 			case OPT_NO_IFACE_ADDRS: g.no_iface_addrs = o->no_iface_addrs; break;
+			case OPT_HOST_ADDRS: g.host_addrs = o->host_addrs; break;
 			case OPT_LATENCY_SAMPLE: g.latency_sample = o->latency_sample; break;
 			case OPT_RATE_LIMIT:
 				g.rate_pps = o->rate_pps;
@@ -330,6 +331,16 @@ int config_load(const char *path, struct config *c)
 		return -1;
 	}
 	merge(c);
+	for (int i = 0; i < c->n_ifaces; i++) {
+		const char *why = opts_conflict(&c->ifaces[i].o);
+
+		if (why) {
+			snprintf(c->error, sizeof(c->error), "%s: [interface %s]: %s", path,
+				 c->ifaces[i].name, why);
+			config_free(c);
+			return -1;
+		}
+	}
 	return 0;
 }
 

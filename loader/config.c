@@ -30,7 +30,9 @@ static int config_main(const struct opts *o)
 
 		printf("  %-15s mode %s, %d configured prefixes%s%s\n", c->ifaces[i].name,
 		       io->mode == MODE_NATIVE ? "native" : io->mode == MODE_SKB ? "skb" : "auto",
-		       io->n_addrs, io->no_iface_addrs ? ", not its own addresses" : "",
+		       io->n_addrs,
+		       io->no_iface_addrs ? ", not its own addresses" :
+		       io->host_addrs ? ", the host's addresses too" : "",
 		       io->rate_pps ? ", per-source limit" : "");
 	}
 	if (c->global.metrics_listen)

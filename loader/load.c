@@ -308,7 +308,7 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	for (int i = 0; i < o->n_addrs; i++)
 		*(o->addrs[i].family == AF_INET ? &n4 : &n6) += 1;
 	e = addr_sync(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6],
-		      o->no_iface_addrs ? NULL : li, false, &i4, &i6);
+		      o->no_iface_addrs ? NULL : li, o->host_addrs, false, &i4, &i6);
 	if (e) {
 		log_error("cannot read the addresses of %s: %s", li->name, strerror(-e));
 		goto fail;

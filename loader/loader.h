@@ -55,10 +55,15 @@ struct nlmsghdr;
 bool nl_msg_ok(const struct nlmsghdr *nh, int left);
 /* Set in ifa_flags for an IPv4 subnet's broadcast address (IFA_BROADCAST). */
 #define ADDR_CB_BROADCAST (1U << 31)
-/* Every address on ifindex with its IFA_F_* flags; cb returns non-zero
- * to stop. 0, or -errno. */
-int addr_dump(int ifindex,
-	      int (*cb)(const struct prefix *addr, __u32 ifa_flags, void *arg),
+/*
+ * Every address on ifindex with its IFA_F_* flags, and with others set,
+ * those of every other interface that the kernel answers on any interface:
+ * not host-scope (127.0.0.1, ::1) nor link-scope (an IPv6 link-local one
+ * belongs to its link). cb gets the address's ifindex and returns non-zero
+ * to stop. 0, or -errno.
+ */
+int addr_dump(int ifindex, bool others,
+	      int (*cb)(const struct prefix *addr, int ifindex, __u32 ifa_flags, void *arg),
 	      void *arg);
 /* A socket on the link and address multicast groups; fd or -errno. */
 int monitor_open(void);
@@ -234,8 +239,9 @@ int addr_map_walk(int fd4, int fd6,
 		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
 		  void *arg);
 /* Make the interface-origin entries equal li's usable addresses (li NULL:
- * none, for --no-iface-addrs); n4, n6: how many, if not NULL. */
-int addr_sync(int fd4, int fd6, const struct link_info *li, bool quiet,
+ * none, for --no-iface-addrs), and with host those of the host's other
+ * interfaces that are up (--host-addrs); n4, n6: how many, if not NULL. */
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet,
 	      int *n4, int *n6);
 /* Make the config-origin entries equal addrs (--addr, the config file). */
 int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n);

@@ -256,7 +256,8 @@ int link_get_peer(const struct link_info *veth, struct link_info *peer)
 
 struct addr_walk {
 	int ifindex;
-	int (*cb)(const struct prefix *addr, __u32 ifa_flags, void *arg);
+	bool others;
+	int (*cb)(const struct prefix *addr, int ifindex, __u32 ifa_flags, void *arg);
 	void *arg;
 };
 
@@ -271,8 +272,10 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 	__u32 flags = ifa->ifa_flags;
 
 	if (nh->nlmsg_type != RTM_NEWADDR ||
-	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)) ||
-	    (int)ifa->ifa_index != w->ifindex)
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
+		return 0;
+	if ((int)ifa->ifa_index != w->ifindex &&
+	    (!w->others || ifa->ifa_scope >= RT_SCOPE_LINK))
 		return 0;
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 		return 0;
@@ -296,18 +299,18 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 	if (RTA_PAYLOAD(local) != p.len / 8)
 		return 0;
 	memcpy(p.addr, RTA_DATA(local), p.len / 8);
-	ret = w->cb(&p, flags, w->arg);
+	ret = w->cb(&p, (int)ifa->ifa_index, flags, w->arg);
 	if (ret || !brd || RTA_PAYLOAD(brd) != 4)
 		return ret;
 	memcpy(p.addr, RTA_DATA(brd), 4);
-	return w->cb(&p, flags | ADDR_CB_BROADCAST, w->arg);
+	return w->cb(&p, (int)ifa->ifa_index, flags | ADDR_CB_BROADCAST, w->arg);
 }
 
-int addr_dump(int ifindex,
-	      int (*cb)(const struct prefix *addr, __u32 ifa_flags, void *arg),
+int addr_dump(int ifindex, bool others,
+	      int (*cb)(const struct prefix *addr, int ifindex, __u32 ifa_flags, void *arg),
 	      void *arg)
 {
-	struct addr_walk w = { .ifindex = ifindex, .cb = cb, .arg = arg };
+	struct addr_walk w = { .ifindex = ifindex, .others = others, .cb = cb, .arg = arg };
 	struct nl_req req = {
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg)),
 		.nh.nlmsg_type = RTM_GETADDR,

@@ -24,6 +24,10 @@ const struct opt_def opt_table[OPT_COUNT] = {
 	  "192.0.2.1, 192.0.2.0/24, 2001:db8::/64" },
 	{ OPT_NO_IFACE_ADDRS, "no-iface-addrs", 0, ARG_NONE, NULL, ATTACH_RUN, CFG_ANY, 0, 0,
 	  "answer only for --addr prefixes" },
+	{ OPT_HOST_ADDRS, "host-addrs", 0, ARG_NONE, NULL, ATTACH_RUN, CFG_ANY, 0, 0,
+	  "also answer for the host's addresses on other\n"
+	  "interfaces (an anycast address on lo, say), as\n"
+	  "the kernel does; run follows them" },
 	{ OPT_FORCE, "force", 'f', ARG_NONE, NULL, ATTACH_RUN, CFG_NONE, 0, 0,
 	  "replace an XDP program already on IFACE" },
 	{ OPT_LATENCY_SAMPLE, "latency-sample", 0, ARG_UINT, "N", ATTACH_RUN, CFG_ANY, 0, 1U << 30,
@@ -176,6 +180,9 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 	case OPT_NO_IFACE_ADDRS:
 		o->no_iface_addrs = true;
 		break;
+	case OPT_HOST_ADDRS:
+		o->host_addrs = true;
+		break;
 	case OPT_FORCE:
 		o->force = true;
 		break;
@@ -319,7 +326,18 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 			  o->n_args ? "argument" : "interface", cmd->name, cmd->synopsis);
 		return OPTS_USAGE;
 	}
+	if (opts_conflict(o)) {
+		log_error("%s", opts_conflict(o));
+		return OPTS_USAGE;
+	}
 	return 0;
+}
+
+const char *opts_conflict(const struct opts *o)
+{
+	if (o->no_iface_addrs && o->host_addrs)
+		return "--host-addrs and --no-iface-addrs contradict each other: the host's addresses include the interface's";
+	return NULL;
 }
 
 static void print_opt(FILE *f, const struct opt_def *d)

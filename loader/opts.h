@@ -33,6 +33,7 @@ enum opt_id {
 	OPT_MODE,
 	OPT_ADDR,
 	OPT_NO_IFACE_ADDRS,
+	OPT_HOST_ADDRS,
 	OPT_FORCE,
 	OPT_LATENCY_SAMPLE,
 	OPT_RATE_LIMIT,
@@ -99,6 +100,7 @@ struct opts {
 	struct prefix addrs[OPTS_MAX_ADDRS];
 	int n_addrs;
 	bool no_iface_addrs;
+	bool host_addrs;
 	bool force;
 	unsigned long long latency_sample;
 	unsigned long long rate_pps, rate_burst;
@@ -154,5 +156,8 @@ const struct opt_def *opt_by_name(const char *name);
 
 /* A command's --help, from the table. */
 void cmd_usage(FILE *f, const struct cmd_def *cmd);
+
+/* Options that cannot go together: why, or NULL. */
+const char *opts_conflict(const struct opts *o);
 
 #endif /* XDPONG_OPTS_H */

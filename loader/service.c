@@ -129,14 +129,15 @@ void served_resync(struct served *v, bool quiet)
 	if (!v->up)
 		return;
 	e = addr_sync(v->a.map_fd[MAP_ADDR4], v->a.map_fd[MAP_ADDR6],
-		      v->o.no_iface_addrs ? NULL : &v->a.li, quiet, &n4, &n6);
+		      v->o.no_iface_addrs ? NULL : &v->a.li, v->o.host_addrs, quiet, &n4, &n6);
 	if (!e)
 		e = addr_own_sync(v->a.map_fd[MAP_ADDR4], v->a.map_fd[MAP_ADDR6],
 				  v->a.map_fd[MAP_BSS]);
 	if (e)
 		log_error("%s: cannot resync addresses: %s", v->name, strerror(-e));
 	else if (verbose)
-		log_note("%s: addresses: %d IPv4, %d IPv6 from the interface", v->name, n4, n6);
+		log_note("%s: addresses: %d IPv4, %d IPv6 from the %s", v->name, n4, n6,
+			 v->o.host_addrs ? "host" : "interface");
 }
 
 void service_event(struct service *svc, int ifindex, int ev)
@@ -162,6 +163,9 @@ void service_event(struct service *svc, int ifindex, int ev)
 				follow_mac(&v->a);
 			if (ev & EV_ADDRS)
 				served_resync(v, false);
+		} else if (v->up && v->o.host_addrs && ifindex) {
+			/* Another interface's addresses, or whether it is up. */
+			served_resync(v, false);
 		} else if (!v->up && svc->wait_for_ifaces && (ev & EV_LINK)) {
 			/* Perhaps the one we wait for (a new link, or a rename). */
 			struct link_info li;
@@ -226,6 +230,7 @@ static bool same_program(const struct opts *a, const struct opts *b)
 static bool same_iface_settings(const struct opts *a, const struct opts *b)
 {
 	return same_program(a, b) && a->no_iface_addrs == b->no_iface_addrs &&
+	       a->host_addrs == b->host_addrs &&
 	       a->n_addrs == b->n_addrs &&
 	       !memcmp(a->addrs, b->addrs, a->n_addrs * sizeof(a->addrs[0]));
 }

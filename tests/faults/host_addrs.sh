@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# --host-addrs: answer for the host's addresses on other interfaces too (an
+# anycast address on lo), as the kernel does, and follow them.
+#  A. Without it, an address on lo is the kernel's business: passed
+#     (pass_dst_not_local) and, kernel echo being off, unanswered.
+#  B. attach --host-addrs: lo's anycast addresses and an address of another
+#     interface that is up are answered by XDP, byte-exact
+#     (echo_check.py --exact); loopback (127.0.0.1, ::1) and the other
+#     interface's IPv6 link-local address are not taken.
+#  C. run --host-addrs follows them: an address added to lo is answered
+#     within 1 s and a removed one no longer; the other interface going down
+#     takes its address away (the kernel stops answering it too), coming up
+#     brings it back.
+#  D. --host-addrs with --no-iface-addrs is refused, on the command line and
+#     in a config file.
+#
+#   ns ping                                 ns resp (kernel echo off)
+#  +------------------------+  veth pair  +------------------------------+
+#  | xp<id> 10.99.0.1/24    |-------------| xr<id> 10.99.0.2/24          |
+#  |   fd00:99::1/64        |             |   fd00:99::2/64              |
+#  | routes to 192.0.2.0/24,|             | lo: 192.0.2.53/32,           |
+#  | 198.51.100.0/24 and    |             |     2001:db8:53::53/128      |
+#  | 2001:db8:53::/64       |             | xa<id> 198.51.100.1/24 (a    |
+#  | via resp               |             |   second veth pair, xb<id>)  |
+#  +------------------------+             +------------------------------+
+. "$(dirname "$0")/common.bash"
+
+CHECK=$XDPT_REPO/tests/netns/echo_check.py
+ANY4=192.0.2.53
+ANY6=2001:db8:53::53
+OTHER4=198.51.100.1
+IF_A=xa$XDPT_ID
+IF_B=xb$XDPT_ID
+
+xdf_require
+[ -x /usr/bin/python3 ] || xdpt_skip "needs /usr/bin/python3"
+xdpt_topo_veth
+xdpt_tmpdir
+xdpt_track_pins "$IF_RESP"
+xdpt_kernel_echo_ignore "$NS_RESP" 1
+ip -n "$NS_RESP" link set lo up
+ip -n "$NS_RESP" addr add "$ANY4/32" dev lo
+ip -n "$NS_RESP" addr add "$ANY6/128" dev lo
+ip -n "$NS_RESP" link add "$IF_A" type veth peer name "$IF_B" ||
+	xdpt_fail "cannot create the second veth pair"
+ip -n "$NS_RESP" addr add "$OTHER4/24" dev "$IF_A"
+ip -n "$NS_RESP" link set "$IF_A" up
+ip -n "$NS_RESP" link set "$IF_B" up
+ip -n "$NS_PING" route add 192.0.2.0/24 via "$RESP4"
+ip -n "$NS_PING" route add 198.51.100.0/24 via "$RESP4"
+ip -n "$NS_PING" -6 route add 2001:db8:53::/64 via "$RESP6"
+
+answered()
+{
+	xdf_ping_once "$NS_PING" "$1" ${2:-}
+}
+
+unanswered()
+{
+	! xdf_ping_once "$NS_PING" "$1" ${2:-}
+}
+
+# within_1s WHAT CMD...: CMD must succeed within 1000 ms.
+within_1s()
+{
+	local what=$1 ms
+
+	shift
+	ms=$(xdf_until_ms 1000 "$@") || xdpt_fail "$what: not within 1 s ($ms ms)"
+	xdpt_log "  $what: $ms ms"
+}
+
+# exact FAMILY DST: two requests, each reply the one xdpong builds, checked
+# byte by byte by the test's own RFC 1071 routine.
+exact()
+{
+	xdpt_run --ns "$NS_PING" /usr/bin/python3 "$CHECK" "$IF_PING" "$2" 56 \
+		--family "$1" --count 2 --exact
+	if [ "$XDPT_RC" -ne 0 ]; then
+		_xdpt_show_run
+		xdpt_fail "IPv$1 pings to $2: replies missing or not xdpong's"
+	fi
+}
+
+# listed PREFIX: `xdpong addr list --json` has PREFIX (any origin).
+listed()
+{
+	xdf_x_ok "$NS_RESP" addr "$IF_RESP" list --json
+	printf '%s\n' "$XDPT_OUT" | jq -e --arg p "$1" 'any(.addresses[]; .prefix == $p)' >/dev/null
+}
+
+xdpt_log "A. without --host-addrs, lo's addresses are the kernel's"
+xdf_x_ok "$NS_RESP" attach "$IF_RESP" --mode skb
+answered "$RESP4" || xdpt_fail "$RESP4 (the interface's own) not answered"
+xdf_counter before "$NS_RESP" "$IF_RESP" pass_dst_not_local
+unanswered "$ANY4" || xdpt_fail "$ANY4 on lo answered without --host-addrs (kernel echo is off)"
+xdf_counter after "$NS_RESP" "$IF_RESP" pass_dst_not_local
+xdpt_assert_ge $((before + 1)) "$after" "pass_dst_not_local after pinging lo's $ANY4"
+listed "$ANY4/32" && xdpt_fail "$ANY4/32 listed without --host-addrs: $XDPT_OUT"
+xdf_x_ok "$NS_RESP" detach "$IF_RESP"
+
+xdpt_log "B. attach --host-addrs: the host's addresses, byte-exact"
+xdf_x_ok "$NS_RESP" attach "$IF_RESP" --mode skb --host-addrs
+xdf_counter before "$NS_RESP" "$IF_RESP" replied
+exact 4 "$ANY4"
+exact 6 "$ANY6"
+exact 4 "$OTHER4"
+xdf_counter after "$NS_RESP" "$IF_RESP" replied
+xdpt_assert_eq $((before + 6)) "$after" "replied after 6 pings to lo's and $IF_A's addresses"
+for p in "$ANY4/32" "$ANY6/128" "$OTHER4/32" "$RESP4/32"; do
+	listed "$p" || xdpt_fail "$p not listed with --host-addrs: $XDPT_OUT"
+done
+for p in 127.0.0.1/32 ::1/128; do
+	listed "$p" && xdpt_fail "loopback $p listed with --host-addrs: $XDPT_OUT"
+done
+ll=$(ip -n "$NS_RESP" -j -6 addr show dev "$IF_A" scope link | jq -r '.[0].addr_info[0].local // empty')
+if [ -n "$ll" ]; then
+	listed "$ll/128" && xdpt_fail "$IF_A's link-local $ll listed: it belongs to its link"
+else
+	xdpt_log "  $IF_A has no link-local address yet: that check is moot"
+fi
+xdf_stats "$NS_RESP" "$IF_RESP"
+xdpt_assert_consistent
+xdf_x_ok "$NS_RESP" detach "$IF_RESP"
+
+xdpt_log "C. run --host-addrs follows the host's addresses and links"
+OUT=$XDPT_TMP/run
+xdf_run_bg "$NS_RESP" "$OUT" "$IF_RESP" --mode skb --host-addrs
+xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 ||
+	{ cat "$OUT" >&2; xdpt_fail "run did not attach within 10 s"; }
+answered "$ANY4" || xdpt_fail "run --host-addrs: $ANY4 not answered"
+unanswered 192.0.2.54 || xdpt_fail "192.0.2.54 answered before it was added"
+ip -n "$NS_RESP" addr add 192.0.2.54/32 dev lo
+within_1s "192.0.2.54 added to lo, answered by XDP" answered 192.0.2.54
+ip -n "$NS_RESP" addr del 192.0.2.54/32 dev lo
+within_1s "192.0.2.54 removed from lo, no longer answered" unanswered 192.0.2.54
+ip -n "$NS_RESP" link set "$IF_A" down
+within_1s "$IF_A down, $OTHER4 no longer answered" unanswered "$OTHER4"
+listed "$OTHER4/32" && xdpt_fail "$OTHER4/32 still listed while $IF_A is down"
+ip -n "$NS_RESP" link set "$IF_A" up
+within_1s "$IF_A up, $OTHER4 answered again" answered "$OTHER4"
+answered "$RESP4" || xdpt_fail "$RESP4 no longer answered after the changes"
+kill -TERM "$XDF_RUN_PID"
+xdf_wait_exit "$XDF_RUN_PID" 5 || xdpt_fail "run still running 5 s after SIGTERM"
+[ "$XDF_EXIT" = 0 ] || xdpt_fail "run exited $XDF_EXIT on SIGTERM, expected 0: $(cat "$OUT")"
+
+xdpt_log "D. --host-addrs with --no-iface-addrs is refused"
+xdf_x_rc 2 "$NS_RESP" attach "$IF_RESP" --host-addrs --no-iface-addrs
+xdpt_assert_match "contradict" "$XDPT_ERR" "attach --host-addrs --no-iface-addrs"
+xdf_assert_state "$NS_RESP" "$IF_RESP" none "after the refused attach"
+printf '[global]\nno-iface-addrs = yes\n[interface %s]\nhost-addrs = yes\n' "$IF_RESP" \
+	>"$XDPT_TMP/both.conf"
+xdf_x_rc 1 "$NS_RESP" config check "$XDPT_TMP/both.conf"
+xdpt_assert_match "contradict" "$XDPT_ERR" "config check with both keys"
+printf '[interface %s]\nhost-addrs = yes\n' "$IF_RESP" >"$XDPT_TMP/host.conf"
+xdf_x_ok "$NS_RESP" config check "$XDPT_TMP/host.conf"
+xdpt_assert_match "the host's addresses too" "$XDPT_OUT" "config check with host-addrs"
+xdf_pass
