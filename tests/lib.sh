@@ -41,9 +41,16 @@ xdpt_log()
 	printf '# %s\n' "$*"
 }
 
+# XDPT_FAIL_LOGS: files (space-separated) a failure shows, e.g. the logs of
+# helpers running in the background.
 xdpt_fail()
 {
+	local f
+
 	printf 'FAIL: %s: %s\n' "$XDPT_NAME" "$*" >&2
+	for f in ${XDPT_FAIL_LOGS:-}; do
+		[ -s "$f" ] && { printf -- '--- %s\n' "$f"; tail -n 40 "$f"; } >&2
+	done
 	exit 1
 }
 

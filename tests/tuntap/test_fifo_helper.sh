@@ -157,6 +157,7 @@ exec 3>&- 4<&-
 
 ip netns exec "$NS" timeout -k 5 140 bash "$SELF" __processor "$FIFO" "$XDPT_TMP" &
 PROCESSOR=$!
+XDPT_FAIL_LOGS="$XDPT_TMP/processor.log $XDPT_TMP/helper.log"
 
 xdpt_ping_all "$NS" -4 10.77.0.2 "$COUNT"
 xdpt_log "$(printf '%s\n' "$XDPT_PING_OUT" | tail -n 1)"

@@ -103,6 +103,7 @@ ip netns exec "$NS_FIFO" timeout -k 5 150 "$TUN_HELPER" --fifo "$XDPT_TMP/fifo" 
 xdpt_wait 5 test -p "$XDPT_TMP/fifo/resp" || xdpt_fail "tun-helper made no FIFOs"
 ip netns exec "$NS_FIFO" timeout -k 5 140 bash "$HERE/test_fifo_helper.sh" \
 	__processor "$XDPT_TMP/fifo" "$XDPT_TMP" &
+XDPT_FAIL_LOGS="$XDPT_TMP/processor.log $XDPT_TMP/helper.log"
 ping_row "$NS_FIFO" 10.77.0.2 "FIFO helper + scripted processor" \
 	"ping; shell loop: READ, pong-hex --reply-only, WRITE"
 touch "$XDPT_TMP/stop"
