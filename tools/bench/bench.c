@@ -121,7 +121,7 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 		series_add(&rr->zero_pps, zl.answered_pps);
 	}
 	if (r->rtt) {
-		if (rtt_trial(env, env->nsfd_s,
+		if (rtt_trial(env, env->net.nsfd_s,
 			      r->kind == RESP_TUN_STACK ? IP4_TUN_PEER : IP4_RESPONDER,
 			      env->probes, env->probe_gap_us, &rtt))
 			return -1;
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 	env.sample_n = DEFAULT_LATENCY_SAMPLE;
 	env.layouts = (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU);
 	env.xdpong_bin = "build/xdpong";
-	env.nsfd_s = env.nsfd_r = env.nsfd_orig = -1;
+	env.net.nsfd_s = env.net.nsfd_r = env.nsfd_orig = -1;
 	env.trial_ms = 400;
 	env.step_ms = 150;
 	env.probes = 1000;

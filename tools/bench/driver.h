@@ -73,13 +73,21 @@ struct responder {
 	bool chart;        /* appears in the chart */
 };
 
+/* A veth pair between two namespaces of this run (net.c). */
+struct veth_pair {
+	char ns_s[32], ns_r[32]; /* sender and responder namespaces */
+	char if_s[16], if_r[16];
+	int nsfd_s, nsfd_r;      /* -1: not open */
+	int ifindex_s, ifindex_r;
+	bool up;                 /* the namespaces exist: delete them */
+};
+
 struct bench_env {
 	char id[8];   /* up to 6 digits */
-	char ns_s[32], ns_r[32]; /* sender and responder namespaces */
-	char if_s[16], if_r[16], if_tun[16];
+	struct veth_pair net; /* the echo part's pair */
+	char if_tun[16];
 	pid_t tun_pid;
-	int nsfd_s, nsfd_r, nsfd_orig;
-	int ifindex_s, ifindex_r;
+	int nsfd_orig;
 	const char *xdpong_bin;
 	const char *repo_root;
 	int sample_n;        /* the sampled observability row's N */
@@ -96,7 +104,6 @@ struct bench_env {
 	struct sink_bpf *sink;
 	struct reflect_bpf *reflect;
 	/* state */
-	bool net_up;
 	enum layout layout;
 	const struct responder *attached;
 	__u32 attached_flags;
@@ -107,6 +114,15 @@ int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
 /* The same, in this namespace, with stdout into out (NUL-terminated). */
 int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/*
+ * Namespaces xbench-TAGs-ID and xbench-TAGr-ID joined by veth xTAGsID and
+ * xTAGrID (MACs given, or the kernel's if NULL), ip_s/24 and ip_r/24, IPv6
+ * off (no DAD, router or MLD frames during trials), lo and the link up.
+ * Ends in the sender's namespace. On failure the caller still deletes p.
+ */
+int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
+		const char *mac_s, const char *mac_r, const char *ip_s, const char *ip_r);
+void pair_delete(struct bench_env *env, struct veth_pair *p);
 int net_setup(struct bench_env *env);
 void net_teardown(struct bench_env *env);
 int responder_attach(struct bench_env *env, const struct responder *r);

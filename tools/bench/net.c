@@ -153,13 +153,13 @@ static int tun_setup(struct bench_env *env)
 	int err = 0;
 
 	snprintf(env->if_tun, sizeof(env->if_tun), "xt%s", env->id);
-	err |= run_cmd(10, -1, "ip -n %s tuntap add dev %s mode tun", env->ns_r, env->if_tun);
-	err |= run_cmd(10, -1, "ip -n %s addr add " IP4_TUN_LOCAL "/24 dev %s", env->ns_r,
+	err |= run_cmd(10, -1, "ip -n %s tuntap add dev %s mode tun", env->net.ns_r, env->if_tun);
+	err |= run_cmd(10, -1, "ip -n %s addr add " IP4_TUN_LOCAL "/24 dev %s", env->net.ns_r,
 		       env->if_tun);
-	err |= run_cmd(10, -1, "ip -n %s link set %s up", env->ns_r, env->if_tun);
-	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv4.ip_forward=1", env->ns_r);
+	err |= run_cmd(10, -1, "ip -n %s link set %s up", env->net.ns_r, env->if_tun);
+	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv4.ip_forward=1", env->net.ns_r);
 	err |= run_cmd(10, -1, "ip -n %s route add " IP4_TUN_NET " via " IP4_RESPONDER,
-		       env->ns_s);
+		       env->net.ns_s);
 	return err ? fail("cannot set up the TUN device for tun-stack") : 0;
 }
 
@@ -176,7 +176,7 @@ static int tun_stack_start(struct bench_env *env)
 		setpgid(0, 0);
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
-		if (setns(env->nsfd_r, CLONE_NEWNET) ||
+		if (setns(env->net.nsfd_r, CLONE_NEWNET) ||
 		    sched_setaffinity(0, sizeof(set), &set))
 			_exit(126);
 		execl(env->tun_stack_bin, env->tun_stack_bin, "--tun", env->if_tun,
@@ -208,74 +208,101 @@ static void tun_stack_stop(struct bench_env *env)
 	env->tun_pid = 0;
 }
 
-/* Static neighbours: the sink drops nothing but replies, yet ARP timing
- * must not add to any trial. */
-static int link_up(struct bench_env *env)
+int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
+		const char *mac_s, const char *mac_r, const char *ip_s, const char *ip_r)
 {
-	const char *ns_s = env->ns_s, *ns_r = env->ns_r;
-	static const char *mac_s = "02:b0:00:00:00:01", *mac_r = "02:b0:00:00:00:02";
+	char addr_s[32] = "", addr_r[32] = "";
 	int err = 0;
 
-	/* No IPv6 on the link: no DAD, router or MLD frames during trials. */
+	snprintf(p->ns_s, sizeof(p->ns_s), "xbench-%ss-%s", tag, env->id);
+	snprintf(p->ns_r, sizeof(p->ns_r), "xbench-%sr-%s", tag, env->id);
+	snprintf(p->if_s, sizeof(p->if_s), "x%ss%s", tag, env->id);
+	snprintf(p->if_r, sizeof(p->if_r), "x%sr%s", tag, env->id);
+	if (mac_s && mac_r) {
+		snprintf(addr_s, sizeof(addr_s), "address %s", mac_s);
+		snprintf(addr_r, sizeof(addr_r), "address %s", mac_r);
+	}
+	p->nsfd_s = p->nsfd_r = -1;
+	if (run_cmd(10, -1, "ip netns add %s", p->ns_s))
+		return fail("cannot create namespace %s", p->ns_s);
+	p->up = true;
+	if (run_cmd(10, -1, "ip netns add %s", p->ns_r))
+		return fail("cannot create namespace %s", p->ns_r);
+	p->nsfd_s = open_ns(p->ns_s);
+	p->nsfd_r = open_ns(p->ns_r);
+	if (p->nsfd_s < 0 || p->nsfd_r < 0)
+		return -1;
 	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-		       "net.ipv6.conf.default.disable_ipv6=1", ns_s);
+		       "net.ipv6.conf.default.disable_ipv6=1", p->ns_s);
 	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-		       "net.ipv6.conf.default.disable_ipv6=1", ns_r);
-	err |= run_cmd(10, -1, "ip -n %s link add %s address %s type veth peer name %s "
-		       "address %s netns %s", ns_s, env->if_s, mac_s, env->if_r, mac_r, ns_r);
-	err |= run_cmd(10, -1, "ip -n %s addr add " IP4_SENDER "/24 dev %s", ns_s, env->if_s);
-	err |= run_cmd(10, -1, "ip -n %s addr add " IP4_RESPONDER "/24 dev %s", ns_r, env->if_r);
+		       "net.ipv6.conf.default.disable_ipv6=1", p->ns_r);
+	err |= run_cmd(10, -1, "ip -n %s link add %s %s type veth peer name %s %s netns %s",
+		       p->ns_s, p->if_s, addr_s, p->if_r, addr_r, p->ns_r);
+	err |= run_cmd(10, -1, "ip -n %s addr add %s/24 dev %s", p->ns_s, ip_s, p->if_s);
+	err |= run_cmd(10, -1, "ip -n %s addr add %s/24 dev %s", p->ns_r, ip_r, p->if_r);
 	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up",
-		       ns_s, ns_s, env->if_s);
+		       p->ns_s, p->ns_s, p->if_s);
 	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up",
-		       ns_r, ns_r, env->if_r);
-	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
-		       "nud permanent", ns_s, mac_r, env->if_s);
-	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
-		       "nud permanent", ns_r, mac_s, env->if_r);
-	/* Frames injected into a veth arrive only with NAPI on: GRO, or XDP. */
-	err |= run_cmd(10, env->nsfd_r, "ethtool -K %s gro on", env->if_r);
-	/* Without TSO on the sender, veth hands the prober's skbs to the
-	 * responder's NAPI too (not netif_rx on the sending CPU), so every
-	 * responder, kernel included, runs where the layout puts the NAPI. */
-	err |= run_cmd(10, env->nsfd_s, "ethtool -K %s tso off", env->if_s);
-	if (env->tun_stack)
-		err |= tun_setup(env);
-	return err ? fail("cannot set up the veth pair") : 0;
+		       p->ns_r, p->ns_r, p->if_r);
+	if (err)
+		return fail("cannot set up the veth pair %s/%s", p->if_s, p->if_r);
+	if (enter_ns(p->nsfd_r))
+		return -1;
+	p->ifindex_r = if_nametoindex(p->if_r);
+	if (enter_ns(p->nsfd_s))
+		return -1;
+	p->ifindex_s = if_nametoindex(p->if_s);
+	if (!p->ifindex_s || !p->ifindex_r)
+		return fail("veth pair %s/%s not found", p->if_s, p->if_r);
+	return 0;
+}
+
+void pair_delete(struct bench_env *env, struct veth_pair *p)
+{
+	if (env->nsfd_orig >= 0)
+		enter_ns(env->nsfd_orig);
+	if (p->nsfd_s >= 0)
+		close(p->nsfd_s);
+	if (p->nsfd_r >= 0)
+		close(p->nsfd_r);
+	p->nsfd_s = p->nsfd_r = -1;
+	if (p->up) {
+		run_cmd(10, -1, "ip netns del %s", p->ns_s);
+		run_cmd(10, -1, "ip netns del %s", p->ns_r);
+		p->up = false;
+	}
 }
 
 int net_setup(struct bench_env *env)
 {
-	int err;
+	static const char *mac_s = "02:b0:00:00:00:01", *mac_r = "02:b0:00:00:00:02";
+	struct veth_pair *p = &env->net;
+	int err = 0;
 
-	snprintf(env->ns_s, sizeof(env->ns_s), "xbench-s-%s", env->id);
-	snprintf(env->ns_r, sizeof(env->ns_r), "xbench-r-%s", env->id);
-	snprintf(env->if_s, sizeof(env->if_s), "xs%s", env->id);
-	snprintf(env->if_r, sizeof(env->if_r), "xr%s", env->id);
-	env->nsfd_s = env->nsfd_r = -1;
-	if (run_cmd(10, -1, "ip netns add %s", env->ns_s))
-		return fail("cannot create namespace %s", env->ns_s);
-	env->net_up = true;
-	if (run_cmd(10, -1, "ip netns add %s", env->ns_r))
-		return fail("cannot create namespace %s", env->ns_r);
-	env->nsfd_s = open_ns(env->ns_s);
-	env->nsfd_r = open_ns(env->ns_r);
-	if (env->nsfd_s < 0 || env->nsfd_r < 0)
+	if (pair_create(env, p, "", mac_s, mac_r, IP4_SENDER, IP4_RESPONDER))
 		return -1;
-	if (link_up(env))
+	/* Static neighbours: the sink drops nothing but replies, yet ARP
+	 * timing must not add to any trial. */
+	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
+		       "nud permanent", p->ns_s, mac_r, p->if_s);
+	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
+		       "nud permanent", p->ns_r, mac_s, p->if_r);
+	/* Frames injected into a veth arrive only with NAPI on: GRO, or XDP. */
+	err |= run_cmd(10, p->nsfd_r, "ethtool -K %s gro on", p->if_r);
+	/* Without TSO on the sender, veth hands the prober's skbs to the
+	 * responder's NAPI too (not netif_rx on the sending CPU), so every
+	 * responder, kernel included, runs where the layout puts the NAPI. */
+	err |= run_cmd(10, p->nsfd_s, "ethtool -K %s tso off", p->if_s);
+	if (env->tun_stack)
+		err |= tun_setup(env);
+	if (err)
+		return fail("cannot set up the veth pair");
+	if (enter_ns(p->nsfd_s))
 		return -1;
-	if (enter_ns(env->nsfd_r))
-		return -1;
-	env->ifindex_r = if_nametoindex(env->if_r);
-	if (enter_ns(env->nsfd_s))
-		return -1;
-	env->ifindex_s = if_nametoindex(env->if_s);
-	if (!env->ifindex_s || !env->ifindex_r)
-		return fail("veth pair %s/%s not found", env->if_s, env->if_r);
-	err = bpf_xdp_attach(env->ifindex_s, bpf_program__fd(env->sink->progs.bench_sink),
+	err = bpf_xdp_attach(p->ifindex_s, bpf_program__fd(env->sink->progs.bench_sink),
 			     XDP_FLAGS_DRV_MODE, NULL);
 	if (err)
-		return fail("cannot attach the sink to %s: %s", env->if_s, strerror(-err));
+		return fail("cannot attach the sink to %s: %s", p->if_s, strerror(-err));
 	return 0;
 }
 
@@ -283,23 +310,12 @@ void net_teardown(struct bench_env *env)
 {
 	if (env->attached)
 		responder_detach(env);
-	if (env->nsfd_orig >= 0)
-		setns(env->nsfd_orig, CLONE_NEWNET);
-	if (env->nsfd_s >= 0)
-		close(env->nsfd_s);
-	if (env->nsfd_r >= 0)
-		close(env->nsfd_r);
-	env->nsfd_s = env->nsfd_r = -1;
-	if (env->net_up) {
-		run_cmd(10, -1, "ip netns del %s", env->ns_s);
-		run_cmd(10, -1, "ip netns del %s", env->ns_r);
-		env->net_up = false;
-	}
+	pair_delete(env, &env->net);
 }
 
 static int xdpong_cmd(struct bench_env *env, const char *args)
 {
-	return run_cmd(60, -1, "ip netns exec %s %s %s", env->ns_r, env->xdpong_bin, args);
+	return run_cmd(60, -1, "ip netns exec %s %s %s", env->net.ns_r, env->xdpong_bin, args);
 }
 
 int responder_attach(struct bench_env *env, const struct responder *r)
@@ -319,7 +335,7 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 			return -1;
 		break;
 	case RESP_XDPONG:
-		n = snprintf(args, sizeof(args), "attach %s --mode %s --force", env->if_r,
+		n = snprintf(args, sizeof(args), "attach %s --mode %s --force", env->net.if_r,
 			     r->native ? "native" : "skb");
 		if (r->latency_sample != LAT_LOADER_DEFAULT)
 			snprintf(args + n, sizeof(args) - n, " --latency-sample %d",
@@ -329,15 +345,15 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 			return fail("`xdpong %s` failed (run with -v to see why)", args);
 		break;
 	case RESP_BARE:
-		if (enter_ns(env->nsfd_r))
+		if (enter_ns(env->net.nsfd_r))
 			return -1;
-		err = bpf_xdp_attach(env->ifindex_r,
+		err = bpf_xdp_attach(env->net.ifindex_r,
 				     bpf_program__fd(env->reflect->progs.bench_reflect),
 				     flags, NULL);
-		enter_ns(env->nsfd_s);
+		enter_ns(env->net.nsfd_s);
 		if (err)
 			return fail("cannot attach the bare reflector to %s: %s",
-				    env->if_r, strerror(-err));
+				    env->net.if_r, strerror(-err));
 		break;
 	}
 	env->attached = r;
@@ -361,17 +377,17 @@ int responder_detach(struct bench_env *env)
 		tun_stack_stop(env);
 		break;
 	case RESP_XDPONG:
-		snprintf(args, sizeof(args), "detach %s", env->if_r);
+		snprintf(args, sizeof(args), "detach %s", env->net.if_r);
 		err = xdpong_cmd(env, args);
 		break;
 	case RESP_BARE:
-		if (enter_ns(env->nsfd_r))
+		if (enter_ns(env->net.nsfd_r))
 			return -1;
-		err = bpf_xdp_detach(env->ifindex_r, env->attached_flags, NULL);
-		enter_ns(env->nsfd_s);
+		err = bpf_xdp_detach(env->net.ifindex_r, env->attached_flags, NULL);
+		enter_ns(env->net.nsfd_s);
 		break;
 	}
-	return err ? fail("cannot detach %s from %s", r->name, env->if_r) : 0;
+	return err ? fail("cannot detach %s from %s", r->name, env->net.if_r) : 0;
 }
 
 #define NAPI_RT_PRIO 50
@@ -425,20 +441,20 @@ int layout_apply(struct bench_env *env, enum layout layout)
 	int found;
 
 	if (run_cmd(10, -1, "ip netns exec %s sh -c 'echo %d > /sys/class/net/%s/threaded'",
-		    env->ns_r, threaded, env->if_r))
-		return fail("cannot set threaded NAPI %d on %s", threaded, env->if_r);
+		    env->net.ns_r, threaded, env->net.if_r))
+		return fail("cannot set threaded NAPI %d on %s", threaded, env->net.if_r);
 	env->layout = layout;
 	if (!threaded)
 		return 0;
 	/* The kthread is created with the NAPI; the scheduler may still move it. */
 	for (int i = 0; i < 50; i++) {
-		found = pin_napi_threads(env->if_r, 1);
+		found = pin_napi_threads(env->net.if_r, 1);
 		if (found > 0)
 			return 0;
 		usleep(10000);
 	}
 	return fail("no NAPI thread for %s: cannot place the responder on CPU 1",
-		    env->if_r);
+		    env->net.if_r);
 }
 
 int xdpong_replied(struct bench_env *env, unsigned long long *replied)
@@ -447,8 +463,8 @@ int xdpong_replied(struct bench_env *env, unsigned long long *replied)
 	const char *p;
 
 	if (run_out(20, out, sizeof(out), "ip netns exec %s %s stats %s --json",
-		    env->ns_r, env->xdpong_bin, env->if_r))
-		return fail("`xdpong stats %s --json` failed", env->if_r);
+		    env->net.ns_r, env->xdpong_bin, env->net.if_r))
+		return fail("`xdpong stats %s --json` failed", env->net.if_r);
 	p = strstr(out, "\"replied\"");
 	if (!p || !(p = strchr(p, ':')))
 		return fail("no \"replied\" in `xdpong stats --json`: %.200s", out);

@@ -62,6 +62,28 @@ int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq)
 	return build(&s, payload_len, buf, size);
 }
 
+/*
+ * An IPv4 frame of ip_len bytes carrying hdr (a UDP or TCP header) and zero
+ * data: the builder writes an ICMP header (8 bytes) and payload, and hdr goes
+ * over their start. The IP header checksum is right; the L4 one is not
+ * filled (see the callers).
+ */
+static int frame_l4(__u8 *buf, size_t size, unsigned int ip_len, __u8 proto,
+		    const void *hdr, size_t hdr_len)
+{
+	struct pkt_spec s;
+	int len;
+
+	if (ip_len < PKT_IP4_HLEN + hdr_len)
+		return -1;
+	spec_init(&s, 4, 0);
+	s.proto = proto; /* before pkt_build() sums the IP header */
+	len = build(&s, ip_len - PKT_IP4_HLEN - PKT_ICMP_HLEN, buf, size);
+	if (len > 0)
+		memcpy(buf + PKT_ETH_HLEN + PKT_IP4_HLEN, hdr, hdr_len);
+	return len;
+}
+
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len)
 {
 	struct udphdr udp = {
@@ -70,18 +92,8 @@ int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len)
 		.len = htons(ip_len - PKT_IP4_HLEN),
 		.check = 0, /* RFC 768: checksum 0 means none; the kernel accepts it */
 	};
-	struct pkt_spec s;
-	int len;
 
-	if (ip_len < PKT_IP4_HLEN + sizeof(udp))
-		return -1;
-	spec_init(&s, 4, 0);
-	s.proto = IPPROTO_UDP; /* before pkt_build() sums the IP header */
-	len = build(&s, ip_len - PKT_IP4_HLEN - sizeof(udp), buf, size);
-	/* The builder wrote an ICMP header (same size): the UDP one replaces it. */
-	if (len > 0)
-		memcpy(buf + PKT_ETH_HLEN + PKT_IP4_HLEN, &udp, sizeof(udp));
-	return len;
+	return frame_l4(buf, size, ip_len, IPPROTO_UDP, &udp, sizeof(udp));
 }
 
 /* A TCP ACK segment with data: what a busy host receives most. */
@@ -97,16 +109,6 @@ int frame_tcp4(__u8 *buf, size_t size, unsigned int ip_len)
 		.window = htons(502),
 		.check = 0, /* not filled: xdpong passes TCP without reading it */
 	};
-	struct pkt_spec s;
-	int len;
 
-	if (ip_len < PKT_IP4_HLEN + sizeof(tcp))
-		return -1;
-	spec_init(&s, 4, 0);
-	s.proto = IPPROTO_TCP; /* before pkt_build() sums the IP header */
-	len = build(&s, ip_len - PKT_IP4_HLEN - PKT_ICMP_HLEN, buf, size);
-	/* The builder wrote an ICMP header and payload: the TCP header goes over them. */
-	if (len > 0)
-		memcpy(buf + PKT_ETH_HLEN + PKT_IP4_HLEN, &tcp, sizeof(tcp));
-	return len;
+	return frame_l4(buf, size, ip_len, IPPROTO_TCP, &tcp, sizeof(tcp));
 }

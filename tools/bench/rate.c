@@ -105,7 +105,7 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 {
 	struct xdp_md ctx = {
 		.data_end = BENCH_FRAME_LEN,
-		.ingress_ifindex = env->ifindex_s,
+		.ingress_ifindex = env->net.ifindex_s,
 	};
 	__u8 frame[BENCH_FRAME_LEN];
 	LIBBPF_OPTS(bpf_test_run_opts, opts,
@@ -126,7 +126,7 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 		return -1;
 	memcpy(frame, (void *)env->gen->bss->gen_frame, BENCH_FRAME_WORDS * 8);
 	memcpy(frame + BENCH_FRAME_WORDS * 8, (void *)&env->gen->bss->gen_frame_tail, 2);
-	if (enter_ns(env->nsfd_s) || sink_reset(env))
+	if (enter_ns(env->net.nsfd_s) || sink_reset(env))
 		return -1;
 	env->gen->bss->gen_interval_ns = target_pps > 0 ? (__u64)(1e9 / target_pps) : 0;
 	env->gen->bss->gen_next_ns = 0;

@@ -198,7 +198,7 @@ int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s)
 	struct rtt_trial t;
 
 	while (now_s() < deadline && !bench_stop) {
-		if (probe_loop(env, env->nsfd_s, dst, 1, 0, true, &t))
+		if (probe_loop(env, env->net.nsfd_s, dst, 1, 0, true, &t))
 			return -1;
 		if (t.answered)
 			return 0;
@@ -266,5 +266,5 @@ static int probe_loop(struct bench_env *env, int nsfd, const char *dst, int prob
 		out->max_us = rtt[n - 1];
 	}
 	free(rtt);
-	return enter_ns(env->nsfd_s);
+	return enter_ns(env->net.nsfd_s);
 }

@@ -56,84 +56,6 @@ const char *const tput_desc[TPUT_N] = {
 	[TPUT_XDPONG_NATIVE] = "xdpong native, XDP_PASS on the sender",
 };
 
-struct tput_net {
-	char ns_s[32], ns_r[32], if_s[16], if_r[16];
-	int nsfd_s, nsfd_r;
-	int ifindex_s, ifindex_r;
-	bool up;
-};
-
-static int nsfd_open(const char *name)
-{
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fail("cannot open %s: %s", path, strerror(errno));
-	return fd;
-}
-
-static void tput_teardown(struct bench_env *env, struct tput_net *n)
-{
-	if (env->nsfd_orig >= 0)
-		enter_ns(env->nsfd_orig);
-	if (n->nsfd_s >= 0)
-		close(n->nsfd_s);
-	if (n->nsfd_r >= 0)
-		close(n->nsfd_r);
-	n->nsfd_s = n->nsfd_r = -1;
-	if (n->up) {
-		run_cmd(10, -1, "ip netns del %s", n->ns_s);
-		run_cmd(10, -1, "ip netns del %s", n->ns_r);
-		n->up = false;
-	}
-}
-
-static int tput_setup(struct bench_env *env, struct tput_net *n)
-{
-	int err = 0;
-
-	snprintf(n->ns_s, sizeof(n->ns_s), "xbench-ts-%s", env->id);
-	snprintf(n->ns_r, sizeof(n->ns_r), "xbench-tr-%s", env->id);
-	snprintf(n->if_s, sizeof(n->if_s), "xts%s", env->id);
-	snprintf(n->if_r, sizeof(n->if_r), "xtr%s", env->id);
-	n->nsfd_s = n->nsfd_r = -1;
-	if (run_cmd(10, -1, "ip netns add %s", n->ns_s))
-		return fail("cannot create namespace %s", n->ns_s);
-	n->up = true;
-	if (run_cmd(10, -1, "ip netns add %s", n->ns_r))
-		return fail("cannot create namespace %s", n->ns_r);
-	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-		       "net.ipv6.conf.default.disable_ipv6=1", n->ns_s);
-	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-		       "net.ipv6.conf.default.disable_ipv6=1", n->ns_r);
-	err |= run_cmd(10, -1, "ip -n %s link add %s type veth peer name %s netns %s", n->ns_s,
-		       n->if_s, n->if_r, n->ns_r);
-	err |= run_cmd(10, -1, "ip -n %s addr add " TPUT_IP_S "/24 dev %s", n->ns_s, n->if_s);
-	err |= run_cmd(10, -1, "ip -n %s addr add " TPUT_IP_R "/24 dev %s", n->ns_r, n->if_r);
-	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up", n->ns_s,
-		       n->ns_s, n->if_s);
-	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up", n->ns_r,
-		       n->ns_r, n->if_r);
-	if (err)
-		return fail("cannot set up the throughput veth pair");
-	n->nsfd_s = nsfd_open(n->ns_s);
-	n->nsfd_r = nsfd_open(n->ns_r);
-	if (n->nsfd_s < 0 || n->nsfd_r < 0)
-		return -1;
-	if (enter_ns(n->nsfd_s))
-		return -1;
-	n->ifindex_s = if_nametoindex(n->if_s);
-	if (enter_ns(n->nsfd_r))
-		return -1;
-	n->ifindex_r = if_nametoindex(n->if_r);
-	if (!n->ifindex_s || !n->ifindex_r)
-		return fail("veth pair %s/%s not found", n->if_s, n->if_r);
-	return 0;
-}
-
 /* XDP_PASS on ifindex in namespace nsfd (flags: mode), or off (prog_fd < 0). */
 static int pass_set(struct bench_env *env, int nsfd, int ifindex, int prog_fd, __u32 flags)
 {
@@ -148,7 +70,7 @@ static int pass_set(struct bench_env *env, int nsfd, int ifindex, int prog_fd, _
 			  strerror(-err)) : 0;
 }
 
-static int xdpong_set(struct bench_env *env, const struct tput_net *n, const char *mode)
+static int xdpong_set(struct bench_env *env, const struct veth_pair *n, const char *mode)
 {
 	if (mode)
 		return run_cmd(60, -1, "ip netns exec %s %s attach %s --mode %s", n->ns_r,
@@ -160,7 +82,7 @@ static int xdpong_set(struct bench_env *env, const struct tput_net *n, const cha
 }
 
 /* Put configuration c on the pair (on = true) or take it off again. */
-static int config_set(struct bench_env *env, const struct tput_net *n, int pass_fd,
+static int config_set(struct bench_env *env, const struct veth_pair *n, int pass_fd,
 		      enum tput_config c, bool on)
 {
 	int fd = on ? pass_fd : -1;
@@ -205,7 +127,7 @@ static double parse_bps(const char *json)
 }
 
 /* One iperf3 run; the server exits after it (-1), or is killed by its pid. */
-static int iperf_once(struct bench_env *env, const struct tput_net *n, double *gbps)
+static int iperf_once(struct bench_env *env, const struct veth_pair *n, double *gbps)
 {
 	static char out[1 << 17];
 	char pidfile[64];
@@ -240,7 +162,7 @@ static int iperf_once(struct bench_env *env, const struct tput_net *n, double *g
 
 int tput_measure(struct bench_env *env, int trials, struct tput_results *res)
 {
-	struct tput_net n = { .nsfd_s = -1, .nsfd_r = -1 };
+	struct veth_pair n = { .nsfd_s = -1, .nsfd_r = -1 };
 	struct pass_bpf *pass = NULL;
 	int err = -1, pass_fd;
 
@@ -255,7 +177,7 @@ int tput_measure(struct bench_env *env, int trials, struct tput_results *res)
 		goto out;
 	}
 	pass_fd = bpf_program__fd(pass->progs.xdp_pass);
-	if (tput_setup(env, &n))
+	if (pair_create(env, &n, "t", NULL, NULL, TPUT_IP_S, TPUT_IP_R))
 		goto out;
 	for (int t = 0; t < trials && !bench_stop; t++) {
 		for (int c = 0; c < TPUT_N && !bench_stop; c++) {
@@ -276,7 +198,7 @@ int tput_measure(struct bench_env *env, int trials, struct tput_results *res)
 	res->measured = !bench_stop;
 	err = bench_stop ? -1 : 0;
 out:
-	tput_teardown(env, &n);
+	pair_delete(env, &n);
 	pass_bpf__destroy(pass);
 	return err;
 }
