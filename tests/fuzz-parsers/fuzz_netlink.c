@@ -304,22 +304,25 @@ static void check_link(const void *buf, int n)
 struct addr_seen {
 	struct prefix p[MAX_ADDRS];
 	__u32 flags[MAX_ADDRS];
+	int ifindex[MAX_ADDRS];
 	int n;
 };
 
-static int collect_cb(const struct prefix *p, __u32 flags, void *arg)
+static int collect_cb(const struct prefix *p, int ifindex, __u32 flags, void *arg)
 {
 	struct addr_seen *s = arg;
 
 	if (s->n < MAX_ADDRS) {
 		s->p[s->n] = *p;
 		s->flags[s->n] = flags;
+		s->ifindex[s->n] = ifindex;
 	}
 	s->n++;
 	return 0;
 }
 
-static void ref_addrs(const void *buf, int n, int ifindex, struct addr_seen *s)
+/* others: every interface's too, but not their host- or link-scope ones. */
+static void ref_addrs(const void *buf, int n, int ifindex, bool others, struct addr_seen *s)
 {
 	for (const struct nlmsghdr *nh = buf; msg_ok(nh, n) && !talk_ends(nh);
 	     nh = msg_next(nh, &n)) {
@@ -329,8 +332,12 @@ static void ref_addrs(const void *buf, int n, int ifindex, struct addr_seen *s)
 		struct prefix p = { 0 };
 		__u32 flags = ifa->ifa_flags;
 
-		if (nh->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != ifindex ||
+		if (nh->nlmsg_type != RTM_NEWADDR ||
 		    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+			continue;
+		if ((int)ifa->ifa_index != ifindex &&
+		    (!others || ifa->ifa_scope == RT_SCOPE_HOST || ifa->ifa_scope == RT_SCOPE_LINK ||
+		     ifa->ifa_scope == RT_SCOPE_NOWHERE))
 			continue;
 		for (const struct rtattr *a = IFA_RTA(ifa); RTA_OK(a, len);
 		     a = RTA_NEXT(a, len)) {
@@ -350,31 +357,34 @@ static void ref_addrs(const void *buf, int n, int ifindex, struct addr_seen *s)
 		if (!local || RTA_PAYLOAD(local) != p.len / 8)
 			continue;
 		memcpy(p.addr, RTA_DATA(local), p.len / 8);
-		collect_cb(&p, flags, s);
+		collect_cb(&p, (int)ifa->ifa_index, flags, s);
 		/* The subnet broadcast is reported too, marked as such. */
 		if (!brd || RTA_PAYLOAD(brd) != 4)
 			continue;
 		memcpy(p.addr, RTA_DATA(brd), 4);
-		collect_cb(&p, flags | ADDR_CB_BROADCAST, s);
+		collect_cb(&p, (int)ifa->ifa_index, flags | ADDR_CB_BROADCAST, s);
 	}
 }
 
-static void check_addr(const void *buf, int n, int ifindex)
+static void check_addr(const void *buf, int n, int ifindex, bool others)
 {
 	struct addr_seen got = { .n = 0 }, want = { .n = 0 };
-	struct addr_walk w = { .ifindex = ifindex, .cb = collect_cb, .arg = &got };
+	struct addr_walk w = { .ifindex = ifindex, .others = others, .cb = collect_cb,
+			       .arg = &got };
 	int len = n;
 
 	for (const struct nlmsghdr *nh = buf; msg_ok(nh, len) && !talk_ends(nh);
 	     nh = msg_next(nh, &len))
 		addr_cb((struct nlmsghdr *)nh, &w);
-	ref_addrs(buf, n, ifindex, &want);
+	ref_addrs(buf, n, ifindex, others, &want);
 	FUZZ_CHECK(got.n == want.n, "%d addresses reported, expected %d", got.n, want.n);
 	for (int i = 0; i < got.n && i < MAX_ADDRS; i++) {
 		FUZZ_CHECK(!memcmp(&got.p[i], &want.p[i], sizeof(got.p[i])),
 			   "address %d differs", i);
 		FUZZ_CHECK(got.flags[i] == want.flags[i], "flags of address %d: %#x, expected %#x",
 			   i, got.flags[i], want.flags[i]);
+		FUZZ_CHECK(got.ifindex[i] == want.ifindex[i], "ifindex of address %d: %d, expected %d",
+			   i, got.ifindex[i], want.ifindex[i]);
 	}
 }
 
@@ -444,7 +454,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_link(buf, n);
 			break;
 		case 1:
-			check_addr(buf, n, ifindex);
+			check_addr(buf, n, ifindex, (data[0] / 3) & 1);
 			break;
 		default:
 			check_monitor(buf, n, ifindex);
