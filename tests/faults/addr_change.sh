@@ -32,35 +32,6 @@ ip -n "$NS_PING" -6 route add 2001:db8:5::/48 via "$RESP6"
 # .88 is not always the kernel's: a static neighbour, so ARP never decides.
 ip -n "$NS_PING" neigh replace 10.99.0.88 lladdr "$MAC" dev "$IF_PING"
 
-# answered DST [-6]: one ping answered (by XDP: kernel echo is off).
-answered()
-{
-	xdf_ping_once "$NS_PING" "$1" ${2:-}
-}
-
-unanswered()
-{
-	! xdf_ping_once "$NS_PING" "$1" ${2:-}
-}
-
-# within_1s WHAT CMD...: CMD must succeed within 1000 ms.
-within_1s()
-{
-	local what=$1 ms
-
-	shift
-	ms=$(xdf_until_ms 1000 "$@") || xdpt_fail "$what: not within 1 s ($ms ms)"
-	xdpt_log "  $what: $ms ms"
-}
-
-# listed PREFIX ORIGIN: `xdpong addr list --json` has PREFIX with ORIGIN.
-listed()
-{
-	xdf_x_ok "$NS_RESP" addr "$IF_RESP" list --json
-	printf '%s\n' "$XDPT_OUT" | jq -e --arg p "$1" --arg o "$2" \
-		'any(.addresses[]; .prefix == $p and .origin == $o)' >/dev/null
-}
-
 # own_listed ADDR: IPv4 ADDR is in the program's live exact list of
 # interface addresses (.bss own_addrs, beside the trie; include/xdpong.h).
 own_listed()
@@ -78,54 +49,54 @@ OUT=$XDPT_TMP/run
 xdf_run_bg "$NS_RESP" "$OUT" "$IF_RESP"
 xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 ||
 	{ cat "$OUT" >&2; xdpt_fail "run did not attach within 10 s"; }
-answered "$RESP4" || xdpt_fail "run attached but $RESP4 is not answered"
+xdf_answered "$RESP4" || xdpt_fail "run attached but $RESP4 is not answered"
 
 ip -n "$NS_RESP" addr add 10.99.0.77/24 dev "$IF_RESP"
-within_1s "10.99.0.77 added, answered by XDP" answered 10.99.0.77
+xdf_within_1s "10.99.0.77 added, answered by XDP" xdf_answered 10.99.0.77
 ip -n "$NS_RESP" addr add fd00:99::77/64 dev "$IF_RESP" nodad
-within_1s "fd00:99::77 added, answered by XDP" answered fd00:99::77 -6
-listed 10.99.0.77/32 iface || xdpt_fail "10.99.0.77/32 not listed as an interface address: $XDPT_OUT"
+xdf_within_1s "fd00:99::77 added, answered by XDP" xdf_answered fd00:99::77 -6
+xdf_listed 10.99.0.77/32 iface || xdpt_fail "10.99.0.77/32 not listed as an interface address: $XDPT_OUT"
 own_listed 10.99.0.77 || xdpt_fail "10.99.0.77 not in the program's exact address list"
 own_listed "$RESP4" || xdpt_fail "$RESP4 not in the program's exact address list"
 
 xdf_counter before "$NS_RESP" "$IF_RESP" pass_dst_not_local
 ip -n "$NS_RESP" addr del 10.99.0.77/24 dev "$IF_RESP"
-within_1s "10.99.0.77 removed, no longer answered" unanswered 10.99.0.77
+xdf_within_1s "10.99.0.77 removed, no longer answered" xdf_unanswered 10.99.0.77
 ip -n "$NS_RESP" addr del fd00:99::77/64 dev "$IF_RESP"
-within_1s "fd00:99::77 removed, no longer answered" unanswered fd00:99::77 -6
+xdf_within_1s "fd00:99::77 removed, no longer answered" xdf_unanswered fd00:99::77 -6
 # Still not answered a moment later, and XDP saw the requests as not ours.
-unanswered 10.99.0.77 || xdpt_fail "10.99.0.77 answered again after its removal"
+xdf_unanswered 10.99.0.77 || xdpt_fail "10.99.0.77 answered again after its removal"
 xdf_counter after "$NS_RESP" "$IF_RESP" pass_dst_not_local
 xdpt_assert_ge $((before + 2)) "$after" "pass_dst_not_local after pinging removed addresses"
-listed 10.99.0.77/32 iface && xdpt_fail "10.99.0.77/32 still listed after its removal"
+xdf_listed 10.99.0.77/32 iface && xdpt_fail "10.99.0.77/32 still listed after its removal"
 own_listed 10.99.0.77 && xdpt_fail "10.99.0.77 still in the program's exact address list"
 
 xdpt_log "A. run: operator prefixes survive interface address changes"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" add 192.0.2.0/24 10.99.0.88/32
-answered 192.0.2.5 || xdpt_fail "operator prefix 192.0.2.0/24 not answered"
-answered 10.99.0.88 || xdpt_fail "operator prefix 10.99.0.88/32 not answered"
+xdf_answered 192.0.2.5 || xdpt_fail "operator prefix 192.0.2.0/24 not answered"
+xdf_answered 10.99.0.88 || xdpt_fail "operator prefix 10.99.0.88/32 not answered"
 # Churn, and an interface address equal to an operator prefix, both ways.
 for i in 100 101 102; do
 	ip -n "$NS_RESP" addr add "10.99.0.$i/24" dev "$IF_RESP"
 done
 ip -n "$NS_RESP" addr add 10.99.0.88/24 dev "$IF_RESP"
-within_1s "10.99.0.102 added during churn" answered 10.99.0.102
+xdf_within_1s "10.99.0.102 added during churn" xdf_answered 10.99.0.102
 for i in 100 101 102; do
 	ip -n "$NS_RESP" addr del "10.99.0.$i/24" dev "$IF_RESP"
 done
 ip -n "$NS_RESP" addr del 10.99.0.88/24 dev "$IF_RESP"
-within_1s "10.99.0.102 removed during churn" unanswered 10.99.0.102
-listed 192.0.2.0/24 operator || xdpt_fail "operator 192.0.2.0/24 lost: $XDPT_OUT"
-listed 10.99.0.88/32 operator || xdpt_fail "operator 10.99.0.88/32 lost after the same interface address came and went: $XDPT_OUT"
-answered 192.0.2.5 || xdpt_fail "192.0.2.0/24 no longer answered after the churn"
-answered 10.99.0.88 || xdpt_fail "10.99.0.88 no longer answered after the interface address of the same value went"
+xdf_within_1s "10.99.0.102 removed during churn" xdf_unanswered 10.99.0.102
+xdf_listed 192.0.2.0/24 operator || xdpt_fail "operator 192.0.2.0/24 lost: $XDPT_OUT"
+xdf_listed 10.99.0.88/32 operator || xdpt_fail "operator 10.99.0.88/32 lost after the same interface address came and went: $XDPT_OUT"
+xdf_answered 192.0.2.5 || xdpt_fail "192.0.2.0/24 no longer answered after the churn"
+xdf_answered 10.99.0.88 || xdpt_fail "10.99.0.88 no longer answered after the interface address of the same value went"
 
 xdpt_log "A. run: SIGHUP rereads the interface's addresses"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" del "$RESP4"
-within_1s "$RESP4 deleted from the map, unanswered" unanswered "$RESP4"
+xdf_within_1s "$RESP4 deleted from the map, unanswered" xdf_unanswered "$RESP4"
 own_listed "$RESP4" && xdpt_fail "$RESP4 still in the exact list after 'addr del'"
 kill -HUP "$XDF_RUN_PID"
-within_1s "$RESP4 back after SIGHUP" answered "$RESP4"
+xdf_within_1s "$RESP4 back after SIGHUP" xdf_answered "$RESP4"
 own_listed "$RESP4" || xdpt_fail "$RESP4 not back in the exact list after SIGHUP"
 kill -0 "$XDF_RUN_PID" 2>/dev/null || xdpt_fail "run exited on SIGHUP: $(cat "$OUT")"
 
@@ -139,23 +110,23 @@ xdpt_log "B. attach-and-exit: xdpong addr add|del|list"
 xdf_x_ok "$NS_RESP" attach "$IF_RESP"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" list
 xdpt_assert_match "$RESP4/32 +interface address" "$XDPT_OUT" "addr list"
-listed "$RESP4/32" iface || xdpt_fail "addr list --json: $XDPT_OUT"
-unanswered 198.51.100.7 || xdpt_fail "198.51.100.7 answered before it was added"
+xdf_listed "$RESP4/32" iface || xdpt_fail "addr list --json: $XDPT_OUT"
+xdf_unanswered 198.51.100.7 || xdpt_fail "198.51.100.7 answered before it was added"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" add 198.51.100.77/24 2001:db8:5::/48
 xdpt_assert_match "answering for 198\.51\.100\.0/24" "$XDPT_OUT" "addr add prints the masked prefix"
-listed 198.51.100.0/24 operator || xdpt_fail "198.51.100.0/24 not listed: $XDPT_OUT"
-listed 2001:db8:5::/48 operator || xdpt_fail "2001:db8:5::/48 not listed: $XDPT_OUT"
-answered 198.51.100.7 || xdpt_fail "198.51.100.7 not answered after addr add"
-answered 2001:db8:5::1 -6 || xdpt_fail "2001:db8:5::1 not answered after addr add"
+xdf_listed 198.51.100.0/24 operator || xdpt_fail "198.51.100.0/24 not listed: $XDPT_OUT"
+xdf_listed 2001:db8:5::/48 operator || xdpt_fail "2001:db8:5::/48 not listed: $XDPT_OUT"
+xdf_answered 198.51.100.7 || xdpt_fail "198.51.100.7 not answered after addr add"
+xdf_answered 2001:db8:5::1 -6 || xdpt_fail "2001:db8:5::1 not answered after addr add"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" del 198.51.100.0/24 2001:db8:5::/48
-unanswered 198.51.100.7 || xdpt_fail "198.51.100.7 still answered after addr del"
-unanswered 2001:db8:5::1 -6 || xdpt_fail "2001:db8:5::1 still answered after addr del"
-listed 198.51.100.0/24 operator && xdpt_fail "198.51.100.0/24 still listed after addr del"
+xdf_unanswered 198.51.100.7 || xdpt_fail "198.51.100.7 still answered after addr del"
+xdf_unanswered 2001:db8:5::1 -6 || xdpt_fail "2001:db8:5::1 still answered after addr del"
+xdf_listed 198.51.100.0/24 operator && xdpt_fail "198.51.100.0/24 still listed after addr del"
 xdf_x_rc 1 "$NS_RESP" addr "$IF_RESP" del 198.51.100.0/24
 xdpt_assert_match "not in the address map" "$XDPT_ERR" "deleting a prefix twice"
 xdf_x_rc 2 "$NS_RESP" addr "$IF_RESP" add 198.51.100.0/33
 xdf_x_rc 2 "$NS_RESP" addr "$IF_RESP" frob 198.51.100.0/24
-answered "$RESP4" || xdpt_fail "$RESP4 no longer answered after the addr commands"
+xdf_answered "$RESP4" || xdpt_fail "$RESP4 no longer answered after the addr commands"
 xdf_x_ok "$NS_RESP" detach "$IF_RESP"
 xdf_x_rc 1 "$NS_RESP" addr "$IF_RESP" list
 xdpt_assert_match "not attached" "$XDPT_ERR" "addr list when detached"

@@ -228,6 +228,37 @@ xdf_ping_once()
 	timeout -k 2 5 ip netns exec "$1" ping -n -q -c 1 -W 0.2 "${@:3}" "$2" >/dev/null 2>&1
 }
 
+# xdf_answered DST [-6]: one ping from NS_PING to DST answered.
+xdf_answered()
+{
+	xdf_ping_once "$NS_PING" "$1" ${2:+"$2"}
+}
+
+# xdf_unanswered DST [-6]: one ping from NS_PING to DST not answered.
+xdf_unanswered()
+{
+	! xdf_ping_once "$NS_PING" "$1" ${2:+"$2"}
+}
+
+# xdf_within_1s WHAT CMD...: CMD must succeed within 1000 ms (logged).
+xdf_within_1s()
+{
+	local what=$1 ms
+
+	shift
+	ms=$(xdf_until_ms 1000 "$@") || xdpt_fail "$what: not within 1 s ($ms ms)"
+	xdpt_log "  $what: $ms ms"
+}
+
+# xdf_listed PREFIX [ORIGIN]: `xdpong addr IF_RESP list --json` in NS_RESP
+# has PREFIX (with ORIGIN, if given).
+xdf_listed()
+{
+	xdf_x_ok "$NS_RESP" addr "$IF_RESP" list --json
+	printf '%s\n' "$XDPT_OUT" | jq -e --arg p "$1" --arg o "${2:-}" \
+		'any(.addresses[]; .prefix == $p and ($o == "" or .origin == $o))' >/dev/null
+}
+
 #
 # xdf_until_ms MS CMD...: run CMD until it succeeds, for at most MS
 # milliseconds; prints how many milliseconds it took, returns 1 on timeout.

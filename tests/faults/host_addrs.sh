@@ -52,26 +52,6 @@ ip -n "$NS_PING" route add 192.0.2.0/24 via "$RESP4"
 ip -n "$NS_PING" route add 198.51.100.0/24 via "$RESP4"
 ip -n "$NS_PING" -6 route add 2001:db8:53::/64 via "$RESP6"
 
-answered()
-{
-	xdf_ping_once "$NS_PING" "$1" ${2:-}
-}
-
-unanswered()
-{
-	! xdf_ping_once "$NS_PING" "$1" ${2:-}
-}
-
-# within_1s WHAT CMD...: CMD must succeed within 1000 ms.
-within_1s()
-{
-	local what=$1 ms
-
-	shift
-	ms=$(xdf_until_ms 1000 "$@") || xdpt_fail "$what: not within 1 s ($ms ms)"
-	xdpt_log "  $what: $ms ms"
-}
-
 # exact FAMILY DST: two requests, each reply the one xdpong builds, checked
 # byte by byte by the test's own RFC 1071 routine.
 exact()
@@ -84,21 +64,14 @@ exact()
 	fi
 }
 
-# listed PREFIX: `xdpong addr list --json` has PREFIX (any origin).
-listed()
-{
-	xdf_x_ok "$NS_RESP" addr "$IF_RESP" list --json
-	printf '%s\n' "$XDPT_OUT" | jq -e --arg p "$1" 'any(.addresses[]; .prefix == $p)' >/dev/null
-}
-
 xdpt_log "A. without --host-addrs, lo's addresses are the kernel's"
 xdf_x_ok "$NS_RESP" attach "$IF_RESP" --mode skb
-answered "$RESP4" || xdpt_fail "$RESP4 (the interface's own) not answered"
+xdf_answered "$RESP4" || xdpt_fail "$RESP4 (the interface's own) not answered"
 xdf_counter before "$NS_RESP" "$IF_RESP" pass_dst_not_local
-unanswered "$ANY4" || xdpt_fail "$ANY4 on lo answered without --host-addrs (kernel echo is off)"
+xdf_unanswered "$ANY4" || xdpt_fail "$ANY4 on lo answered without --host-addrs (kernel echo is off)"
 xdf_counter after "$NS_RESP" "$IF_RESP" pass_dst_not_local
 xdpt_assert_ge $((before + 1)) "$after" "pass_dst_not_local after pinging lo's $ANY4"
-listed "$ANY4/32" && xdpt_fail "$ANY4/32 listed without --host-addrs: $XDPT_OUT"
+xdf_listed "$ANY4/32" && xdpt_fail "$ANY4/32 listed without --host-addrs: $XDPT_OUT"
 xdf_x_ok "$NS_RESP" detach "$IF_RESP"
 
 xdpt_log "B. attach --host-addrs: the host's addresses, byte-exact"
@@ -110,14 +83,14 @@ exact 4 "$OTHER4"
 xdf_counter after "$NS_RESP" "$IF_RESP" replied
 xdpt_assert_eq $((before + 6)) "$after" "replied after 6 pings to lo's and $IF_A's addresses"
 for p in "$ANY4/32" "$ANY6/128" "$OTHER4/32" "$RESP4/32"; do
-	listed "$p" || xdpt_fail "$p not listed with --host-addrs: $XDPT_OUT"
+	xdf_listed "$p" || xdpt_fail "$p not listed with --host-addrs: $XDPT_OUT"
 done
 for p in 127.0.0.1/32 ::1/128; do
-	listed "$p" && xdpt_fail "loopback $p listed with --host-addrs: $XDPT_OUT"
+	xdf_listed "$p" && xdpt_fail "loopback $p listed with --host-addrs: $XDPT_OUT"
 done
 ll=$(ip -n "$NS_RESP" -j -6 addr show dev "$IF_A" scope link | jq -r '.[0].addr_info[0].local // empty')
 if [ -n "$ll" ]; then
-	listed "$ll/128" && xdpt_fail "$IF_A's link-local $ll listed: it belongs to its link"
+	xdf_listed "$ll/128" && xdpt_fail "$IF_A's link-local $ll listed: it belongs to its link"
 else
 	xdpt_log "  $IF_A has no link-local address yet: that check is moot"
 fi
@@ -130,18 +103,18 @@ OUT=$XDPT_TMP/run
 xdf_run_bg "$NS_RESP" "$OUT" "$IF_RESP" --mode skb --host-addrs
 xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 ||
 	{ cat "$OUT" >&2; xdpt_fail "run did not attach within 10 s"; }
-answered "$ANY4" || xdpt_fail "run --host-addrs: $ANY4 not answered"
-unanswered 192.0.2.54 || xdpt_fail "192.0.2.54 answered before it was added"
+xdf_answered "$ANY4" || xdpt_fail "run --host-addrs: $ANY4 not answered"
+xdf_unanswered 192.0.2.54 || xdpt_fail "192.0.2.54 answered before it was added"
 ip -n "$NS_RESP" addr add 192.0.2.54/32 dev lo
-within_1s "192.0.2.54 added to lo, answered by XDP" answered 192.0.2.54
+xdf_within_1s "192.0.2.54 added to lo, answered by XDP" xdf_answered 192.0.2.54
 ip -n "$NS_RESP" addr del 192.0.2.54/32 dev lo
-within_1s "192.0.2.54 removed from lo, no longer answered" unanswered 192.0.2.54
+xdf_within_1s "192.0.2.54 removed from lo, no longer answered" xdf_unanswered 192.0.2.54
 ip -n "$NS_RESP" link set "$IF_A" down
-within_1s "$IF_A down, $OTHER4 no longer answered" unanswered "$OTHER4"
-listed "$OTHER4/32" && xdpt_fail "$OTHER4/32 still listed while $IF_A is down"
+xdf_within_1s "$IF_A down, $OTHER4 no longer answered" xdf_unanswered "$OTHER4"
+xdf_listed "$OTHER4/32" && xdpt_fail "$OTHER4/32 still listed while $IF_A is down"
 ip -n "$NS_RESP" link set "$IF_A" up
-within_1s "$IF_A up, $OTHER4 answered again" answered "$OTHER4"
-answered "$RESP4" || xdpt_fail "$RESP4 no longer answered after the changes"
+xdf_within_1s "$IF_A up, $OTHER4 answered again" xdf_answered "$OTHER4"
+xdf_answered "$RESP4" || xdpt_fail "$RESP4 no longer answered after the changes"
 kill -TERM "$XDF_RUN_PID"
 xdf_wait_exit "$XDF_RUN_PID" 5 || xdpt_fail "run still running 5 s after SIGTERM"
 [ "$XDF_EXIT" = 0 ] || xdpt_fail "run exited $XDF_EXIT on SIGTERM, expected 0: $(cat "$OUT")"
