@@ -13,7 +13,7 @@
 #include <bpf/bpf.h>
 #include "loader.h"
 
-#define MAX_IFACE_ADDRS 256
+#define MAX_IFACE_ADDRS 1024 /* what the tries hold */
 
 /* Map key of a prefix in the LPM trie of its family; returns the map fd. */
 static int prefix_key(const struct prefix *p, int fd4, int fd6,
@@ -77,7 +77,14 @@ struct sync_ctx {
 	int n_want;
 	struct prefix stale[MAX_IFACE_ADDRS];
 	int n_stale;
+	/* Every entry of both tries before the sync, with its origin. */
+	struct prefix have[2 * MAX_IFACE_ADDRS];
+	__u32 have_origin[2 * MAX_IFACE_ADDRS];
+	int n_have;
 	const char *ifname;
+	int own_ifindex;
+	bool others;    /* the --host-addrs pass: other interfaces only */
+	bool truncated; /* more than MAX_IFACE_ADDRS */
 	bool quiet;
 	int rank; /* the class being reconciled: see rank() */
 };
@@ -87,46 +94,75 @@ static int want_cb(const struct prefix *p, int ifindex, __u32 flags, void *arg)
 	struct sync_ctx *s = arg;
 	char buf[64];
 
+	if (s->others && ifindex == s->own_ifindex)
+		return 0; /* the first pass took them */
 	/* The kernel does not answer for these either (RFC 4862 5.4). */
 	if (!(flags & ADDR_CB_BROADCAST) &&
 	    (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))) {
-		if (!s->quiet)
+		if (!s->quiet && ifindex == s->own_ifindex)
 			log_note("%s: not answering for %s yet: duplicate address detection %s",
 			     s->ifname, prefix_str(p, buf, sizeof(buf)),
 			     flags & IFA_F_DADFAILED ? "failed" : "in progress");
 		return 0;
 	}
-	if (s->n_want < MAX_IFACE_ADDRS) {
-		s->want_origin[s->n_want] = flags & ADDR_CB_BROADCAST ?
-						    XDPONG_ADDR_BROADCAST :
-						    XDPONG_ADDR_IFACE;
-		s->want_ifindex[s->n_want] = ifindex;
-		s->want[s->n_want++] = *p;
+	if (s->n_want >= MAX_IFACE_ADDRS) {
+		s->truncated = true;
+		return 0;
 	}
+	s->want_origin[s->n_want] = flags & ADDR_CB_BROADCAST ? XDPONG_ADDR_BROADCAST :
+								 XDPONG_ADDR_IFACE;
+	s->want_ifindex[s->n_want] = ifindex;
+	s->want[s->n_want++] = *p;
+	return 0;
+}
+
+/* A link's VRF: the VRF device itself, or the one it is enslaved to; 0
+ * for the main tables. */
+static int vrf_of(const struct link_info *li)
+{
+	struct link_info m;
+
+	if (!strcmp(li->kind, "vrf"))
+		return li->ifindex;
+	if (li->master && !link_get(NULL, li->master, &m) && !strcmp(m.kind, "vrf"))
+		return m.ifindex;
 	return 0;
 }
 
 /*
- * --host-addrs: keep what other interfaces hold only while they are up.
- * An IPv4 address stays listed on a link that is down, but its local
- * route is gone and the kernel no longer answers for it.
+ * --host-addrs: keep another interface's addresses only where the kernel
+ * answers them for a packet that arrives on ours: that interface is up (an
+ * IPv4 address stays listed on a link that is down, and its local route is
+ * gone) and in our VRF (another VRF's local routes are not in our tables).
+ * What is left out goes to the kernel, which decides.
  */
-static void drop_down_links(struct sync_ctx *s, int own_ifindex)
+static void keep_reachable(struct sync_ctx *s)
 {
-	int up[MAX_IFACE_ADDRS], n_up = 0, k = 0;
+	static int seen[MAX_IFACE_ADDRS];
+	static bool seen_ok[MAX_IFACE_ADDRS];
+	int n_seen = 0, k = 0, vrf = 0;
+	struct link_info li;
 
+	if (!link_get(NULL, s->own_ifindex, &li))
+		vrf = vrf_of(&li);
 	for (int i = 0; i < s->n_want; i++) {
-		int ifindex = s->want_ifindex[i];
-		bool keep = ifindex == own_ifindex;
-		struct link_info li;
+		int ifindex = s->want_ifindex[i], j;
+		bool ok = ifindex == s->own_ifindex;
 
-		for (int j = 0; j < n_up && !keep; j++)
-			keep = up[j] == ifindex;
-		if (!keep && !link_get(NULL, ifindex, &li) && (li.flags & IFF_UP)) {
-			up[n_up++] = ifindex;
-			keep = true;
+		for (j = 0; j < n_seen && !ok; j++)
+			if (seen[j] == ifindex)
+				break;
+		if (ok) {
+			/* ours */
+		} else if (j < n_seen) {
+			ok = seen_ok[j];
+		} else {
+			ok = !link_get(NULL, ifindex, &li) && (li.flags & IFF_UP) &&
+			     vrf_of(&li) == vrf;
+			seen[n_seen] = ifindex;
+			seen_ok[n_seen++] = ok;
 		}
-		if (!keep)
+		if (!ok)
 			continue;
 		s->want[k] = s->want[i];
 		s->want_origin[k] = s->want_origin[i];
@@ -165,6 +201,10 @@ static int stale_cb(const struct prefix *p, __u32 origin, void *arg)
 {
 	struct sync_ctx *s = arg;
 
+	if (s->n_have < 2 * MAX_IFACE_ADDRS) {
+		s->have[s->n_have] = *p;
+		s->have_origin[s->n_have++] = origin;
+	}
 	if (rank(origin) != s->rank)
 		return 0;
 	for (int i = 0; i < s->n_want; i++)
@@ -175,35 +215,30 @@ static int stale_cb(const struct prefix *p, __u32 origin, void *arg)
 	return 0;
 }
 
-struct origin_probe {
-	const struct prefix *p;
-	__u32 origin;
-};
-
-static int origin_cb(const struct prefix *p, __u32 origin, void *arg)
+/* The origin p had before the sync (0: none). A stale entry that the sync
+ * deletes has s->rank's rank: the decision below is the same either way. */
+static __u32 had_origin(const struct sync_ctx *s, const struct prefix *p)
 {
-	struct origin_probe *o = arg;
-
-	if (prefix_eq(p, o->p))
-		o->origin = origin;
+	for (int i = 0; i < s->n_have; i++)
+		if (prefix_eq(p, &s->have[i]))
+			return s->have_origin[i];
 	return 0;
 }
 
-/* Make the entries of s->rank's class equal s->want. */
+/* Make the entries of s->rank's class equal s->want: one walk of the
+ * tries, not one per address (a host may have hundreds). */
 static int reconcile(int fd4, int fd6, struct sync_ctx *s)
 {
 	int ret;
 
+	s->n_have = 0;
 	ret = addr_map_walk(fd4, fd6, stale_cb, s);
 	if (ret)
 		return ret;
 	for (int i = 0; i < s->n_stale; i++)
 		addr_map_del(fd4, fd6, &s->stale[i]);
 	for (int i = 0; i < s->n_want; i++) {
-		struct origin_probe probe = { .p = &s->want[i] };
-
-		addr_map_walk(fd4, fd6, origin_cb, &probe);
-		if (rank(probe.origin) > s->rank)
+		if (rank(had_origin(s, &s->want[i])) > s->rank)
 			continue;
 		ret = addr_map_put(fd4, fd6, &s->want[i], s->want_origin[i]);
 		if (ret)
@@ -224,9 +259,17 @@ int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quie
 	s->quiet = quiet;
 	if (li) {
 		s->ifname = li->name;
-		ret = addr_dump(li->ifindex, host, want_cb, s);
-		if (!ret && host)
-			drop_down_links(s, li->ifindex);
+		s->own_ifindex = li->ifindex;
+		/* The interface's own first: the others never crowd them out. */
+		ret = addr_dump(li->ifindex, false, want_cb, s);
+		if (!ret && host) {
+			s->others = true;
+			ret = addr_dump(li->ifindex, true, want_cb, s);
+			keep_reachable(s);
+		}
+		if (s->truncated && !quiet)
+			log_note("%s: more than %d addresses: the rest are left to the kernel",
+				 li->name, MAX_IFACE_ADDRS);
 	}
 	if (!ret)
 		ret = reconcile(fd4, fd6, s);

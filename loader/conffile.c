@@ -298,8 +298,16 @@ static void merge(struct config *c)
 				memcpy(g.addrs, o->addrs, sizeof(g.addrs));
 				g.n_addrs = o->n_addrs;
 				break;
-			case OPT_NO_IFACE_ADDRS: g.no_iface_addrs = o->no_iface_addrs; break;
-			case OPT_HOST_ADDRS: g.host_addrs = o->host_addrs; break;
+			/* An interface's choice of addresses replaces the
+			 * global one; both in one section contradict. */
+			case OPT_NO_IFACE_ADDRS:
+				g.no_iface_addrs = true;
+				g.host_addrs = o->seen[OPT_HOST_ADDRS];
+				break;
+			case OPT_HOST_ADDRS:
+				g.host_addrs = true;
+				g.no_iface_addrs = o->seen[OPT_NO_IFACE_ADDRS];
+				break;
 			case OPT_LATENCY_SAMPLE: g.latency_sample = o->latency_sample; break;
 			case OPT_RATE_LIMIT:
 				g.rate_pps = o->rate_pps;
@@ -327,6 +335,12 @@ int config_load(const char *path, struct config *c)
 	if (!c->n_ifaces) {
 		snprintf(c->error, sizeof(c->error),
 			 "%s: no [interface NAME] section: nothing to serve", path);
+		config_free(c);
+		return -1;
+	}
+	if (opts_conflict(&c->global)) {
+		snprintf(c->error, sizeof(c->error), "%s: [global]: %s", path,
+			 opts_conflict(&c->global));
 		config_free(c);
 		return -1;
 	}

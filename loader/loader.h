@@ -39,6 +39,7 @@ struct link_info {
 	unsigned int mtu;
 	unsigned int flags;   /* IFF_* */
 	int link_ifindex;     /* veth peer, 0 if none */
+	int master;           /* IFLA_MASTER (a bridge, bond or VRF), 0 if none */
 	int link_netnsid;     /* peer's netns id, -1 if same netns */
 	__u8 xdp_attached;    /* XDP_ATTACHED_* */
 	__u32 xdp_prog_id;
@@ -57,10 +58,11 @@ bool nl_msg_ok(const struct nlmsghdr *nh, int left);
 #define ADDR_CB_BROADCAST (1U << 31)
 /*
  * Every address on ifindex with its IFA_F_* flags, and with others set,
- * those of every other interface that the kernel answers on any interface:
- * not host-scope (127.0.0.1, ::1) nor link-scope (an IPv6 link-local one
- * belongs to its link). cb gets the address's ifindex and returns non-zero
- * to stop. 0, or -errno.
+ * those of every other interface too, but not their host-scope ones
+ * (127.0.0.1, ::1: martian from outside) nor their link-scope ones (an IPv6
+ * link-local address belongs to its link; IPv4 ones are left to the
+ * kernel). cb gets the address's ifindex and returns non-zero to stop.
+ * 0, or -errno.
  */
 int addr_dump(int ifindex, bool others,
 	      int (*cb)(const struct prefix *addr, int ifindex, __u32 ifa_flags, void *arg),
@@ -371,6 +373,7 @@ struct served {
 	bool missing;         /* not up because the interface does not exist */
 	struct snapshot prev, cur;
 	bool have_stats;
+	bool resync;          /* addresses changed: service_flush() resyncs */
 };
 struct service {
 	struct served v[CONFIG_MAX_IFACES];
@@ -386,8 +389,10 @@ void served_down(struct served *v, bool detach);
 void served_resync(struct served *v, bool quiet);
 /* Is our program still the one on the interface? */
 bool served_answering(const struct served *v);
-/* A netlink event (monitor_read_all's callback). */
+/* A netlink event (monitor_read_all's callback). Address changes are
+ * only marked: service_flush() resyncs once the socket is drained. */
 void service_event(struct service *svc, int ifindex, int ev);
+void service_flush(struct service *svc);
 /* Read every attached interface's counters (prev keeps the last ones). */
 void service_tick(struct service *svc);
 /* /metrics and the metrics file: every interface, attached or not. */

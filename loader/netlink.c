@@ -200,6 +200,9 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 		case IFLA_LINK_NETNSID:
 			rta_u32(a, &li->link_netnsid);
 			break;
+		case IFLA_MASTER:
+			rta_u32(a, &li->master);
+			break;
 		case IFLA_LINKINFO:
 			parse_linkinfo(a, li);
 			break;

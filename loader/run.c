@@ -286,6 +286,7 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 		}
 		if (pfd[FD_MON].revents & POLLIN) {
 			monitor_read_all(mon, on_event, svc);
+			service_flush(svc);
 			if (svc->lost_one && !svc->wait_for_ifaces)
 				break; /* the command line's interface is gone: exit 1 */
 		}

@@ -148,7 +148,7 @@ void service_event(struct service *svc, int ifindex, int ev)
 		if (ev == EV_OVERRUN) {
 			if (v->up) {
 				follow_mac(&v->a);
-				served_resync(v, false);
+				v->resync = true;
 			}
 			continue;
 		}
@@ -162,10 +162,10 @@ void service_event(struct service *svc, int ifindex, int ev)
 			if (ev & EV_LINK)
 				follow_mac(&v->a);
 			if (ev & EV_ADDRS)
-				served_resync(v, false);
+				v->resync = true;
 		} else if (v->up && v->o.host_addrs && ifindex) {
 			/* Another interface's addresses, or whether it is up. */
-			served_resync(v, false);
+			v->resync = true;
 		} else if (!v->up && svc->wait_for_ifaces && (ev & EV_LINK)) {
 			/* Perhaps the one we wait for (a new link, or a rename). */
 			struct link_info li;
@@ -174,6 +174,17 @@ void service_event(struct service *svc, int ifindex, int ev)
 			    !served_up(v))
 				log_note("%s appeared: attached", v->name);
 		}
+	}
+}
+
+void service_flush(struct service *svc)
+{
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+
+		if (v->resync && v->up)
+			served_resync(v, false);
+		v->resync = false;
 	}
 }
 

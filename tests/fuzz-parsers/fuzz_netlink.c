@@ -231,6 +231,9 @@ static bool ref_link(const void *buf, int n, struct link_info *li)
 			case IFLA_LINK_NETNSID:
 				li->link_netnsid = attr_u32(a);
 				break;
+			case IFLA_MASTER:
+				li->master = attr_u32(a);
+				break;
 			case IFLA_LINKINFO:
 			case IFLA_XDP:
 				nlen = RTA_PAYLOAD(a);
@@ -293,6 +296,7 @@ static void check_link(const void *buf, int n)
 		   want.link_ifindex, want.kind);
 	FUZZ_CHECK(got.link_netnsid == want.link_netnsid, "netnsid %d, expected %d",
 		   got.link_netnsid, want.link_netnsid);
+	FUZZ_CHECK(got.master == want.master, "master %d, expected %d", got.master, want.master);
 	FUZZ_CHECK(got.xdp_attached == want.xdp_attached &&
 		   got.xdp_prog_id == want.xdp_prog_id, "XDP state differs");
 }
