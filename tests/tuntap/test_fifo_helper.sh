@@ -134,6 +134,7 @@ ip netns exec "$NS" timeout -k 5 150 "$TUN_HELPER" --fifo "$FIFO" --tun "$DEV" \
 	--addr 10.77.0.1/24 --addr 2001:db8:77::1/64 --timeout 200 \
 	2>"$XDPT_TMP/helper.log" &
 HELPER=$!
+XDPT_FAIL_LOGS="$XDPT_TMP/helper.log"
 xdpt_wait 5 test -p "$FIFO/resp" || {
 	cat "$XDPT_TMP/helper.log" >&2
 	xdpt_fail "tun-helper made no FIFOs in $FIFO"
@@ -157,7 +158,7 @@ exec 3>&- 4<&-
 
 ip netns exec "$NS" timeout -k 5 140 bash "$SELF" __processor "$FIFO" "$XDPT_TMP" &
 PROCESSOR=$!
-XDPT_FAIL_LOGS="$XDPT_TMP/processor.log $XDPT_TMP/helper.log"
+XDPT_FAIL_LOGS+=" $XDPT_TMP/processor.log"
 
 xdpt_ping_all "$NS" -4 10.77.0.2 "$COUNT"
 xdpt_log "$(printf '%s\n' "$XDPT_PING_OUT" | tail -n 1)"

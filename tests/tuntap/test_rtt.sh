@@ -90,6 +90,7 @@ done
 xdpt_ns_new NS_STACK stack
 ip netns exec "$NS_STACK" timeout -k 5 150 "$TUN_STACK" --tun "rs$XDPT_ID" \
 	2>"$XDPT_TMP/stack.log" &
+XDPT_FAIL_LOGS="$XDPT_TMP/stack.log"
 xdpt_wait 5 ip -n "$NS_STACK" link show dev "rs$XDPT_ID" ||
 	xdpt_fail "tun-stack did not create its TUN"
 ip -n "$NS_STACK" addr add 10.78.0.1/24 dev "rs$XDPT_ID"
@@ -100,10 +101,11 @@ ping_row "$NS_STACK" 10.78.0.2 "tun-stack (user space, TUN)" "ping"
 xdpt_ns_new NS_FIFO fifo
 ip netns exec "$NS_FIFO" timeout -k 5 150 "$TUN_HELPER" --fifo "$XDPT_TMP/fifo" \
 	--tun "rf$XDPT_ID" --addr 10.77.0.1/24 --timeout 200 2>"$XDPT_TMP/helper.log" &
+XDPT_FAIL_LOGS="$XDPT_TMP/helper.log"
 xdpt_wait 5 test -p "$XDPT_TMP/fifo/resp" || xdpt_fail "tun-helper made no FIFOs"
 ip netns exec "$NS_FIFO" timeout -k 5 140 bash "$HERE/test_fifo_helper.sh" \
 	__processor "$XDPT_TMP/fifo" "$XDPT_TMP" &
-XDPT_FAIL_LOGS="$XDPT_TMP/processor.log $XDPT_TMP/helper.log"
+XDPT_FAIL_LOGS+=" $XDPT_TMP/processor.log"
 ping_row "$NS_FIFO" 10.77.0.2 "FIFO helper + scripted processor" \
 	"ping; shell loop: READ, pong-hex --reply-only, WRITE"
 touch "$XDPT_TMP/stop"
