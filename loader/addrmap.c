@@ -136,8 +136,16 @@ static int vrf_of(const struct link_info *li)
  * gone) and in our VRF (another VRF's local routes are not in our tables).
  * What is left out goes to the kernel, which decides.
  */
+static bool link_reachable(int ifindex, int vrf)
+{
+	struct link_info li;
+
+	return !link_get(NULL, ifindex, &li) && (li.flags & IFF_UP) && vrf_of(&li) == vrf;
+}
+
 static void keep_reachable(struct sync_ctx *s)
 {
+	/* One link_get per interface, not per address. */
 	static int seen[MAX_IFACE_ADDRS];
 	static bool seen_ok[MAX_IFACE_ADDRS];
 	int n_seen = 0, k = 0, vrf = 0;
@@ -146,24 +154,19 @@ static void keep_reachable(struct sync_ctx *s)
 	if (!link_get(NULL, s->own_ifindex, &li))
 		vrf = vrf_of(&li);
 	for (int i = 0; i < s->n_want; i++) {
-		int ifindex = s->want_ifindex[i], j;
-		bool ok = ifindex == s->own_ifindex;
+		int ifindex = s->want_ifindex[i], j = 0;
 
-		for (j = 0; j < n_seen && !ok; j++)
-			if (seen[j] == ifindex)
-				break;
-		if (ok) {
-			/* ours */
-		} else if (j < n_seen) {
-			ok = seen_ok[j];
-		} else {
-			ok = !link_get(NULL, ifindex, &li) && (li.flags & IFF_UP) &&
-			     vrf_of(&li) == vrf;
-			seen[n_seen] = ifindex;
-			seen_ok[n_seen++] = ok;
+		if (ifindex != s->own_ifindex) {
+			while (j < n_seen && seen[j] != ifindex)
+				j++;
+			if (j == n_seen) {
+				seen[j] = ifindex;
+				seen_ok[j] = link_reachable(ifindex, vrf);
+				n_seen++;
+			}
+			if (!seen_ok[j])
+				continue;
 		}
-		if (!ok)
-			continue;
 		s->want[k] = s->want[i];
 		s->want_origin[k] = s->want_origin[i];
 		s->want_ifindex[k++] = ifindex;
