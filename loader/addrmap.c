@@ -75,7 +75,7 @@ struct sync_ctx {
 	__u32 want_origin[MAX_IFACE_ADDRS];
 	int want_ifindex[MAX_IFACE_ADDRS];
 	int n_want;
-	struct prefix stale[MAX_IFACE_ADDRS];
+	struct prefix stale[2 * MAX_IFACE_ADDRS]; /* both tries */
 	int n_stale;
 	/* Every entry of both tries before the sync, with its origin. */
 	struct prefix have[2 * MAX_IFACE_ADDRS];
@@ -213,7 +213,7 @@ static int stale_cb(const struct prefix *p, __u32 origin, void *arg)
 	for (int i = 0; i < s->n_want; i++)
 		if (prefix_eq(p, &s->want[i]) && origin == s->want_origin[i])
 			return 0;
-	if (s->n_stale < MAX_IFACE_ADDRS)
+	if (s->n_stale < 2 * MAX_IFACE_ADDRS)
 		s->stale[s->n_stale++] = *p;
 	return 0;
 }
