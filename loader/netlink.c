@@ -123,41 +123,71 @@ out:
 	return ret;
 }
 
-/* Read a 32-bit attribute only if it holds one: messages are untrusted. */
-static void rta_u32(const struct rtattr *a, void *out)
+/*
+ * Attributes are read by one rule, docs/input-rules.md "Netlink messages"
+ * (tests/fuzz-parsers/fuzz_netlink.c checks this file against it). It is
+ * the kernel's own liberal validation (lib/nlattr.c, validate_nla for
+ * nla_parse_deprecated) and libnl's nla_parse with a policy:
+ *  - a fixed-size attribute shorter than its type makes the message
+ *    malformed: refused whole (-EBADMSG), nothing of it is used;
+ *  - a longer one is read from its leading bytes;
+ *  - a string longer than the field that holds it is malformed too
+ *    (IFLA_IFNAME: at most IFNAMSIZ - 1 characters, as the kernel says);
+ *  - bytes after the last whole attribute, at the top or in a nest, end
+ *    the walk and are ignored; of a repeated attribute the last counts.
+ * Each reader returns false when the attribute is malformed.
+ */
+static bool rta_fixed(const struct rtattr *a, void *out, size_t size)
 {
-	if (RTA_PAYLOAD(a) >= 4)
-		memcpy(out, RTA_DATA(a), 4);
+	if (RTA_PAYLOAD(a) < size)
+		return false;
+	memcpy(out, RTA_DATA(a), size);
+	return true;
 }
 
-static void parse_linkinfo(struct rtattr *nest, struct link_info *li)
+static bool rta_u32(const struct rtattr *a, void *out)
+{
+	return rta_fixed(a, out, sizeof(__u32));
+}
+
+/* Up to the first NUL or the payload's end; it must fit in size - 1. */
+static bool rta_str(const struct rtattr *a, char *out, size_t size)
+{
+	size_t n = strnlen(RTA_DATA(a), RTA_PAYLOAD(a));
+
+	if (n >= size)
+		return false;
+	memcpy(out, RTA_DATA(a), n);
+	out[n] = '\0';
+	return true;
+}
+
+static bool parse_linkinfo(struct rtattr *nest, struct link_info *li)
 {
 	int len = RTA_PAYLOAD(nest);
+	bool ok = true;
 
 	for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == IFLA_INFO_KIND) {
-			size_t n = strnlen(RTA_DATA(a), RTA_PAYLOAD(a));
-
-			if (n >= sizeof(li->kind))
-				n = sizeof(li->kind) - 1;
-			memcpy(li->kind, RTA_DATA(a), n);
-			li->kind[n] = '\0';
-		}
+		if (a->rta_type == IFLA_INFO_KIND)
+			ok &= rta_str(a, li->kind, sizeof(li->kind));
 	}
+	return ok;
 }
 
-static void parse_xdp(struct rtattr *nest, struct link_info *li)
+static bool parse_xdp(struct rtattr *nest, struct link_info *li)
 {
 	int len = RTA_PAYLOAD(nest);
+	bool ok = true;
 
 	for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == IFLA_XDP_ATTACHED && RTA_PAYLOAD(a) >= 1)
-			li->xdp_attached = *(__u8 *)RTA_DATA(a);
+		if (a->rta_type == IFLA_XDP_ATTACHED)
+			ok &= rta_fixed(a, &li->xdp_attached, sizeof(li->xdp_attached));
 		else if (a->rta_type == IFLA_XDP_PROG_ID)
-			rta_u32(a, &li->xdp_prog_id);
+			ok &= rta_u32(a, &li->xdp_prog_id);
 		else if (a->rta_type == IFLA_XDP_DRV_PROG_ID)
-			rta_u32(a, &li->xdp_drv_prog_id);
+			ok &= rta_u32(a, &li->xdp_drv_prog_id);
 	}
+	return ok;
 }
 
 static int link_cb(struct nlmsghdr *nh, void *arg)
@@ -165,10 +195,12 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 	struct ifinfomsg *ifi = NLMSG_DATA(nh);
 	struct link_info *li = arg;
 	int len = IFLA_PAYLOAD(nh);
+	bool ok = true;
 
-	if (nh->nlmsg_type != RTM_NEWLINK ||
-	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+	if (nh->nlmsg_type != RTM_NEWLINK)
 		return 0;
+	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return -EBADMSG;
 	memset(li, 0, sizeof(*li));
 	li->ifindex = ifi->ifi_index;
 	li->type = ifi->ifi_type;
@@ -176,40 +208,38 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 	li->link_netnsid = -1;
 	for (struct rtattr *a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		switch (a->rta_type) {
-		case IFLA_IFNAME: {
-			size_t n = strnlen(RTA_DATA(a), RTA_PAYLOAD(a));
-
-			if (n >= sizeof(li->name))
-				n = sizeof(li->name) - 1;
-			memcpy(li->name, RTA_DATA(a), n);
-			li->name[n] = '\0';
+		case IFLA_IFNAME:
+			ok &= rta_str(a, li->name, sizeof(li->name));
 			break;
-		}
 		case IFLA_ADDRESS:
-			if (RTA_PAYLOAD(a) == 6) {
+			/* Its length is the link's: only an Ethernet MAC is ours. */
+			li->has_mac = RTA_PAYLOAD(a) == 6;
+			if (li->has_mac)
 				memcpy(li->mac, RTA_DATA(a), 6);
-				li->has_mac = true;
-			}
 			break;
 		case IFLA_MTU:
-			rta_u32(a, &li->mtu);
+			ok &= rta_u32(a, &li->mtu);
 			break;
 		case IFLA_LINK:
-			rta_u32(a, &li->link_ifindex);
+			ok &= rta_u32(a, &li->link_ifindex);
 			break;
 		case IFLA_LINK_NETNSID:
-			rta_u32(a, &li->link_netnsid);
+			ok &= rta_u32(a, &li->link_netnsid);
 			break;
 		case IFLA_MASTER:
-			rta_u32(a, &li->master);
+			ok &= rta_u32(a, &li->master);
 			break;
 		case IFLA_LINKINFO:
-			parse_linkinfo(a, li);
+			ok &= parse_linkinfo(a, li);
 			break;
 		case IFLA_XDP:
-			parse_xdp(a, li);
+			ok &= parse_xdp(a, li);
 			break;
 		}
+	}
+	if (!ok) {
+		memset(li, 0, sizeof(*li));
+		return -EBADMSG;
 	}
 	/* With one program attached the kernel names its mode, not DRV_PROG_ID. */
 	if (li->xdp_attached == XDP_ATTACHED_DRV && !li->xdp_drv_prog_id)
@@ -269,43 +299,48 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 	struct ifaddrmsg *ifa = NLMSG_DATA(nh);
 	struct addr_walk *w = arg;
 	int len = IFA_PAYLOAD(nh);
-	struct rtattr *local = NULL, *address = NULL, *brd = NULL;
+	/* IFA_LOCAL, IFA_ADDRESS, IFA_BROADCAST: the family's size each. */
+	__u8 local[16] = { 0 }, address[16] = { 0 }, brd[4] = { 0 };
+	bool has_local = false, has_address = false, has_brd = false, ok = true;
 	struct prefix p = { 0 };
+	__u32 flags;
+	size_t alen;
 	int ret;
-	__u32 flags = ifa->ifa_flags;
 
-	if (nh->nlmsg_type != RTM_NEWADDR ||
-	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
+	if (nh->nlmsg_type != RTM_NEWADDR)
 		return 0;
+	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
+		return -EBADMSG;
 	if ((int)ifa->ifa_index != w->ifindex &&
 	    (!w->others || ifa->ifa_scope >= RT_SCOPE_LINK))
 		return 0;
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 		return 0;
+	alen = ifa->ifa_family == AF_INET ? 4 : 16;
+	flags = ifa->ifa_flags;
 	for (struct rtattr *a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == IFA_LOCAL)
-			local = a;
+			ok &= has_local = rta_fixed(a, local, alen);
 		else if (a->rta_type == IFA_ADDRESS)
-			address = a;
+			ok &= has_address = rta_fixed(a, address, alen);
 		else if (a->rta_type == IFA_FLAGS)
-			rta_u32(a, &flags);
-		else if (a->rta_type == IFA_BROADCAST)
-			brd = a;
+			ok &= rta_u32(a, &flags);
+		/* IPv6 has no broadcast address: not an attribute of its own. */
+		else if (a->rta_type == IFA_BROADCAST && ifa->ifa_family == AF_INET)
+			ok &= has_brd = rta_fixed(a, brd, 4);
 	}
+	if (!ok)
+		return -EBADMSG;
 	/* IFA_LOCAL is ours; on point-to-point links IFA_ADDRESS is the peer's. */
-	if (!local)
-		local = address;
-	if (!local)
+	if (!has_local && !has_address)
 		return 0;
 	p.family = ifa->ifa_family;
-	p.len = p.family == AF_INET ? 32 : 128;
-	if (RTA_PAYLOAD(local) != p.len / 8)
-		return 0;
-	memcpy(p.addr, RTA_DATA(local), p.len / 8);
+	p.len = alen * 8;
+	memcpy(p.addr, has_local ? local : address, alen);
 	ret = w->cb(&p, (int)ifa->ifa_index, flags, w->arg);
-	if (ret || !brd || RTA_PAYLOAD(brd) != 4)
+	if (ret || !has_brd)
 		return ret;
-	memcpy(p.addr, RTA_DATA(brd), 4);
+	memcpy(p.addr, brd, 4);
 	return w->cb(&p, (int)ifa->ifa_index, flags | ADDR_CB_BROADCAST, w->arg);
 }
 

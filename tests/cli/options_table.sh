@@ -40,7 +40,7 @@ sample()
 	rate) echo 100:20 ;;
 	seconds) echo 0.5 ;;
 	path) echo /tmp/xdpt-nonexistent-dir/metrics.prom ;;
-	listen) echo "127.0.0.1:$((20000 + RANDOM % 20000))" ;;
+	listen) echo 127.0.0.1:29999 ;; # parsed, maybe bound: either way not a usage error
 	*) xdpt_fail "no sample for argument type '$1'" ;;
 	esac
 }

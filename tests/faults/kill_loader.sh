@@ -30,7 +30,7 @@ xdpt_topo_veth
 xdpt_kernel_echo_ignore "$NS_RESP" 1
 xdpt_tmpdir
 xdpt_track_pins "$IF_RESP"
-SEED=${XDF_SEED:-$$}
+SEED=${XDF_SEED:-1}
 RANDOM=$SEED
 NSENTER=(nsenter "--net=/run/netns/$NS_RESP")
 FAILURES=()

@@ -55,7 +55,10 @@ bad no_include $'[global]\ninclude = /nonexistent/xdpong.conf\n' '2: include: /n
 bad wrong_section $'[interface x0]\nmetrics-listen = 127.0.0.1:1\n' "2: 'metrics-listen' belongs in \\[global\\]"
 bad cli_only $'[global]\nforce = yes\n' "2: 'force' is a command-line option only"
 bad no_equals $'[global]\njust words\n' "2: not 'key = value'"
-head -c 2048 /dev/urandom >"$XDPT_TMP/garbage.conf"
+# Binary garbage, the same every run: every byte value, 8 times, scrambled
+# (167 is odd, so i * 167 + 13 mod 256 visits each byte once per 256).
+LC_ALL=C awk 'BEGIN { for (i = 0; i < 2048; i++) printf "%c", (i * 167 + 13) % 256 }' \
+	</dev/null >"$XDPT_TMP/garbage.conf"
 BAD_NAMES+=(garbage) BAD_RES+=('[0-9]+: ')
 
 xdpt_log "1. config check and run --config refuse each bad file"

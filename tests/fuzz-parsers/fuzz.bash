@@ -2,20 +2,35 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the parser fuzz targets (build/fuzz-parsers/fuzz_*) one after the
-# other, each for a bounded time, and print one line per target:
+# other and print one line per target:
 #
 #	ok    prefix   2 s  812345 runs  cov 233 ft 645 corpus 161
 #
-# or FAIL with the crash report's head and the command that replays the
-# saved input. Exit 0 if every target ran clean, 1 if one failed, 77
-# (with --smoke) if the targets are not built.
+# or FAIL with the crash report's head, the input in hex (a line ready for
+# corpus/<target>.seeds) and the one command that replays it. Exit 0 if
+# every target ran clean, 1 if one failed, 77 (with --smoke) if the targets
+# are not built.
+#
+# Two ways to run:
+#   --smoke      what `make test` runs: the same on every machine. Each
+#                target replays its committed seeds, then explores from
+#                them for exactly FUZZ_SMOKE_RUNS (200000) inputs with a
+#                fixed libFuzzer seed (FUZZ_SMOKE_SEED, 1) into a corpus
+#                of its own that starts empty. Nothing from earlier runs
+#                is read, and nothing depends on the machine's speed.
+#   (default)    open-ended search, `make fuzz-parsers`: each target for
+#                S seconds from a random seed, growing the corpus kept in
+#                build/fuzz-parsers/corpus/<target>/ between runs. A
+#                finding becomes a seed (the printed "x HEX" line, with a
+#                comment, in corpus/<target>.seeds) before it is fixed,
+#                so the smoke run replays it from then on.
 #
 # Usage: fuzz.bash [--seconds-each S] [--smoke] [TARGET...]
 #   S defaults to $FUZZ_SECONDS or 60; TARGETs: prefix u64 attach netlink.
 # Seeds come from tests/fuzz-parsers/corpus/<target>.seeds (a line is
-# "t TEXT" with printf %b escapes, or "x HEX"); the corpus the fuzzer grows
-# is kept in build/fuzz-parsers/corpus/<target>/ between runs, crashes in
-# build/fuzz-parsers/artifacts/.
+# "t TEXT" with printf %b escapes, or "x HEX"); crashes are saved in
+# build/fuzz-parsers/artifacts/. The rules the targets check are in
+# docs/input-rules.md.
 # Not named *.sh: tests/run.sh runs every tests/<dir>/*.sh as a test.
 
 set -u
@@ -38,9 +53,13 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ "${#TARGETS[@]}" -eq 0 ] && TARGETS=(prefix u64 attach netlink)
-case $SECONDS_EACH in
-'' | *[!0-9]* | 0) echo "fuzz.bash: --seconds-each wants a whole number of seconds >= 1" >&2; exit 2 ;;
-esac
+SMOKE_RUNS=${FUZZ_SMOKE_RUNS:-200000}
+SMOKE_SEED=${FUZZ_SMOKE_SEED:-1}
+for v in "$SECONDS_EACH" "$SMOKE_RUNS" "$SMOKE_SEED"; do
+	case $v in
+	'' | *[!0-9]* | 0) echo "fuzz.bash: --seconds-each, FUZZ_SMOKE_RUNS and FUZZ_SMOKE_SEED want whole numbers >= 1" >&2; exit 2 ;;
+	esac
+done
 
 for t in "${TARGETS[@]}"; do
 	if [ ! -x "$DIR/fuzz_$t" ]; then
@@ -70,30 +89,53 @@ seeds_write()
 	done <"$1"
 }
 
+# Comparisons of pointers feed libFuzzer's mutations: with addresses laid
+# out at random (ASLR) the same seed explores differently. The smoke run
+# turns it off for the fuzzer (setarch -R).
+NOASLR=()
+[ "$SMOKE" -eq 1 ] && NOASLR=(setarch "$(uname -m)" -R)
+
 failed=0
 mkdir -p "$DIR/artifacts" || exit 1
 for t in "${TARGETS[@]}"; do
-	seeds=$DIR/seeds/$t corpus=$DIR/corpus/$t log=$DIR/$t.log
-	opts=(-max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048
-		-close_fd_mask=3 -print_final_stats=1
+	seeds=$DIR/seeds/$t log=$DIR/$t.log
+	opts=(-timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1
 		-artifact_prefix="$DIR/artifacts/$t-")
+	if [ "$SMOKE" -eq 1 ]; then
+		# A corpus of this run's own: the grown one would make it depend
+		# on what ran here before.
+		corpus=$DIR/smoke-corpus/$t
+		rm -rf "$corpus"
+		opts+=(-runs="$SMOKE_RUNS" -seed="$SMOKE_SEED" -reload=0)
+		what="$SMOKE_RUNS runs, seed $SMOKE_SEED"
+	else
+		corpus=$DIR/corpus/$t
+		opts+=(-max_total_time="$SECONDS_EACH")
+		what="$SECONDS_EACH s"
+	fi
 	mkdir -p "$corpus"
 	seeds_write "$SRC/corpus/$t.seeds" "$seeds" || { echo "FAIL  $t: cannot write seeds"; failed=1; continue; }
 	[ -f "$SRC/corpus/$t.dict" ] && opts+=(-dict="$SRC/corpus/$t.dict")
 	[ "$t" = netlink ] && opts+=(-max_len=8192)
-	timeout -k 10 $((SECONDS_EACH + 60)) "$DIR/fuzz_$t" "${opts[@]}" "$corpus" "$seeds" >"$log" 2>&1
+	t0=$SECONDS
+	timeout -k 10 $((SECONDS_EACH + 600)) "${NOASLR[@]}" "$DIR/fuzz_$t" "${opts[@]}" "$corpus" "$seeds" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/cov \1 ft \2 corpus \3/p')
 	if [ "$rc" -eq 0 ]; then
-		printf 'ok    %-8s %3s s  %s runs  %s\n' "$t" "$SECONDS_EACH" "${runs:-?}" "${cov:-}"
+		printf 'ok    %-8s %s  %s runs in %s s  %s\n' "$t" "$what" "${runs:-?}" \
+			$((SECONDS - t0)) "${cov:-}"
 		continue
 	fi
 	failed=1
-	printf 'FAIL  %-8s exit %s after %s runs\n' "$t" "$rc" "${runs:-?}"
+	printf 'FAIL  %-8s exit %s after %s runs (%s)\n' "$t" "$rc" "${runs:-?}" "$what"
 	grep -E 'invariant broken|ERROR: |runtime error|SUMMARY|^  ' "$log" | head -n 12 | sed 's/^/      | /'
 	art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-	[ -n "$art" ] && echo "      replay: $DIR/fuzz_$t $art"
+	if [ -n "$art" ] && [ -f "$art" ]; then
+		echo "      input ($(stat -c %s "$art") bytes), as a seed line for corpus/$t.seeds:"
+		echo "      x $(od -An -v -tx1 "$art" | tr -d ' \n')"
+		echo "      replay: $DIR/fuzz_$t $art"
+	fi
 	echo "      full log: $log"
 done
 exit "$failed"

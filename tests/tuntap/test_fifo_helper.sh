@@ -24,20 +24,41 @@ SELF=$(readlink -f "$0")
 COUNT=5
 
 #
+# fifo_answer RESP: the one answer line into ANS, read to resp's end of
+# file, each read bounded by 5 s. Stopping at the newline is not enough:
+# the helper closes resp just after the line, and a client quick enough to
+# send its next command and open resp again before that close sees the
+# close as an empty answer (the cause of a run of lost pings in CI, shown
+# by delaying the helper's close() under strace). Exit 1 if no line came.
+fifo_answer()
+{
+	local extra
+
+	ANS=
+	{
+		IFS= read -r -t 5 ANS || return 1
+		# 1 is end of file; 0 a second line, >128 a time-out: both wrong.
+		IFS= read -r -t 5 extra
+		[ $? -eq 1 ] || echo "processor: more than one line, or no end, after '${ANS:0:40}'" >&2
+	} <"$1"
+}
+
+#
 # processor FIFO_DIR OUT_DIR: the scripted stack. One command, one answer
 # line; stops when OUT_DIR/stop appears, after 120 s, or if the helper
 # stops answering. Request/reply pairs go to OUT_DIR/pairs.
 #
 processor()
 {
-	local fifo=$1 out=$2 end=$((SECONDS + 120)) pkt reply ans
+	local fifo=$1 out=$2 end=$((SECONDS + 120)) pkt reply
 
 	while [ "$SECONDS" -lt "$end" ] && [ ! -e "$out/stop" ]; do
 		echo READ >"$fifo/cmd" || break
-		IFS= read -r -t 5 pkt <"$fifo/resp" || {
+		fifo_answer "$fifo/resp" 2>>"$out/processor.log" || {
 			echo "processor: no answer to READ" >>"$out/processor.log"
 			break
 		}
+		pkt=$ANS
 		case $pkt in
 		TIMEOUT) continue ;;
 		ERR*)
@@ -50,8 +71,8 @@ processor()
 			continue
 		fi
 		echo "WRITE $reply" >"$fifo/cmd" || break
-		IFS= read -r -t 5 ans <"$fifo/resp"
-		[ "$ans" = OK ] || echo "processor: WRITE answered '$ans'" >>"$out/processor.log"
+		fifo_answer "$fifo/resp" 2>>"$out/processor.log"
+		[ "$ANS" = OK ] || echo "processor: WRITE answered '$ANS'" >>"$out/processor.log"
 		printf '%s %s\n' "$pkt" "$reply" >>"$out/pairs"
 	done
 	exit 0
