@@ -80,7 +80,8 @@ const struct opt_def *opt_by_name(const char *name)
 	return NULL;
 }
 
-/* "PPS" or "PPS:BURST"; BURST defaults to PPS (one second's worth). */
+/* "PPS" or "PPS:BURST"; BURST defaults to PPS (one second's worth).
+ * docs/input-rules.md "Options"; checked by tests/fuzz-parsers/fuzz_attach.c. */
 static int parse_rate(const char *text, unsigned long long *pps,
 		      unsigned long long *burst)
 {

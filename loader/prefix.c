@@ -8,7 +8,11 @@
 #include <sys/socket.h>
 #include "prefix.h"
 
-/* strtoull alone takes signs, spaces and hex: check the digits first. */
+/*
+ * The rules for numbers and prefixes: docs/input-rules.md (checked by
+ * tests/fuzz-parsers/fuzz_u64.c and fuzz_prefix.c).
+ * strtoull alone takes signs, spaces and hex: check the digits first.
+ */
 int parse_u64(const char *text, unsigned long long min, unsigned long long max,
 	      unsigned long long *out)
 {

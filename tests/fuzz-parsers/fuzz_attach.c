@@ -16,6 +16,7 @@
  *    every --addr is a masked prefix, the numbers lie in their ranges,
  *    run-only options stay unset for attach.
  * `--help` returns OPTS_HELP; the parser never exits (fuzz_exit traps it).
+ * The rule: docs/input-rules.md, "Options".
  */
 #include <arpa/inet.h>
 #include <stdbool.h>

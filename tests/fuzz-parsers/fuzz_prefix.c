@@ -16,6 +16,7 @@
  *    address, touches nothing else, and a second mask changes nothing.
  * Inputs of 18 bytes or more are also taken as a raw prefix (family,
  * length, 16 address bytes) for prefix_mask and prefix_str alone.
+ * The rule: docs/input-rules.md, "Prefixes".
  */
 #include <arpa/inet.h>
 #include <stdbool.h>

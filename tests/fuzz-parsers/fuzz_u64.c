@@ -7,6 +7,7 @@
  * its first NUL). Invariant: parse_u64 accepts exactly a non-empty run of
  * decimal digits whose value fits in 64 bits and lies in [min, max], and
  * returns that value.
+ * The rule: docs/input-rules.md, "Numbers".
  */
 #include <stdbool.h>
 #include <stdlib.h>
