@@ -156,9 +156,14 @@ static char *reader(char *str, int num, void *stream)
 	if (!fgets(str, num, p->f))
 		return NULL;
 	p->line++;
-	/* A NUL in a line: this is no text file. */
-	if (strlen(str) + 1 < (size_t)num && !feof(p->f) && !strchr(str, '\n')) {
-		fail(p, "a NUL byte: this is not a text config file");
+	if (!strchr(str, '\n') && !feof(p->f)) {
+		/* A NUL in a line: this is no text file. */
+		if (strlen(str) + 1 < (size_t)num)
+			fail(p, "a NUL byte: this is not a text config file");
+		/* inih would take the rest as the next line, and a value cut
+		 * short is another value: refuse, never truncate. */
+		else
+			fail(p, "line longer than %d characters", num - 2);
 		return NULL;
 	}
 	for (s = str; isspace((unsigned char)*s); s++)

@@ -55,6 +55,13 @@ bad no_include $'[global]\ninclude = /nonexistent/xdpong.conf\n' '2: include: /n
 bad wrong_section $'[interface x0]\nmetrics-listen = 127.0.0.1:1\n' "2: 'metrics-listen' belongs in \\[global\\]"
 bad cli_only $'[global]\nforce = yes\n' "2: 'force' is a command-line option only"
 bad no_equals $'[global]\njust words\n' "2: not 'key = value'"
+# A value longer than inih's line is refused, never cut to another value.
+bad long_line "[interface x0]"$'\n'"metrics-file = /run/$(printf 'd%.0s' {1..200})/m.prom"$'\n' \
+	'2: line longer than 198 characters'
+# 198 characters fit, and the line numbers after them stay right.
+printf '[interface x0]\n# %s\nrate-limt = 5\n' "$(printf 'c%.0s' {1..196})" >"$XDPT_TMP/fit.conf"
+xdpt_rc 1 "$XDPONG" config check "$XDPT_TMP/fit.conf"
+xdpt_assert_match "fit.conf:3: unknown key 'rate-limt'" "$XDPT_ERR" "line number after a 198-character line"
 # Binary garbage, the same every run: every byte value, 8 times, scrambled
 # (167 is odd, so i * 167 + 13 mod 256 visits each byte once per 256).
 LC_ALL=C awk 'BEGIN { for (i = 0; i < 2048; i++) printf "%c", (i * 167 + 13) % 256 }' \
