@@ -153,17 +153,25 @@ static char *reader(char *str, int num, void *stream)
 	struct parse *p = stream;
 	char *s, *e;
 
+	long at = ftell(p->f), got;
+	size_t len;
+
 	if (!fgets(str, num, p->f))
 		return NULL;
 	p->line++;
+	len = strlen(str);
+	/* A NUL in a line: this is no text file. fgets read more than the
+	 * string holds (a pipe cannot tell: a short line that is not the last). */
+	got = at >= 0 ? ftell(p->f) - at : -1;
+	if (got >= 0 ? got != (long)len :
+		       len + 1 < (size_t)num && !feof(p->f) && !strchr(str, '\n')) {
+		fail(p, "a NUL byte: this is not a text config file");
+		return NULL;
+	}
+	/* inih would take the rest as the next line, and a value cut short
+	 * is another value: refuse, never truncate. */
 	if (!strchr(str, '\n') && !feof(p->f)) {
-		/* A NUL in a line: this is no text file. */
-		if (strlen(str) + 1 < (size_t)num)
-			fail(p, "a NUL byte: this is not a text config file");
-		/* inih would take the rest as the next line, and a value cut
-		 * short is another value: refuse, never truncate. */
-		else
-			fail(p, "line longer than %d characters", num - 2);
+		fail(p, "line longer than %d characters", num - 2);
 		return NULL;
 	}
 	for (s = str; isspace((unsigned char)*s); s++)

@@ -4,7 +4,7 @@
 #   make fuzz-parsers                 each target FUZZ_SECONDS (60) seconds
 #   make fuzz-parsers FUZZ_SECONDS=5
 #   tests/fuzz-parsers/smoke.sh       about 10 seconds in all (make test runs it)
-# Targets: build/fuzz-parsers/fuzz_{prefix,u64,attach,netlink}; crashes are
+# Targets: build/fuzz-parsers/fuzz_{prefix,u64,attach,netlink,config}; crashes are
 # saved in build/fuzz-parsers/artifacts/, the grown corpus in .../corpus/.
 # The loader's sources are rebuilt here with the sanitizers, main renamed
 # (libFuzzer has its own) and exit() routed to fuzz_exit() (fuzz.h); gcc
@@ -16,7 +16,7 @@ FUZZP_DIR    := $(BUILD)/fuzz-parsers
 FUZZP_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZP_CFLAGS := -g -O1 -fno-omit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE \
 	-DXDPONG_VERSION='"$(VERSION)"' -I$(BUILD) -Iinclude -Iloader -Itests/fuzz-parsers
-FUZZP_NAMES  := prefix u64 attach netlink
+FUZZP_NAMES  := prefix u64 attach netlink config
 FUZZP_BINS   := $(patsubst %,$(FUZZP_DIR)/fuzz_%,$(FUZZP_NAMES))
 FUZZP_OBJS   := $(patsubst %,$(FUZZP_DIR)/fuzz_%.o,$(FUZZP_NAMES) common)
 FUZZP_LOADER := $(patsubst loader/%.c,$(FUZZP_DIR)/loader/%.o,$(LOADER_SRCS))
