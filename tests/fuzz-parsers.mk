@@ -3,7 +3,7 @@
 # netlink parsers, included by the Makefile:
 #   make fuzz-parsers                 each target FUZZ_SECONDS (60) seconds
 #   make fuzz-parsers FUZZ_SECONDS=5
-#   tests/fuzz-parsers/smoke.sh       about 10 seconds in all (make test runs it)
+#   tests/fuzz-parsers/smoke.sh       fixed runs from fixed seeds, about 20 s (make test runs it)
 # Targets: build/fuzz-parsers/fuzz_{prefix,u64,attach,netlink,config}; crashes are
 # saved in build/fuzz-parsers/artifacts/, the grown corpus in .../corpus/.
 # The loader's sources are rebuilt here with the sanitizers, main renamed
