@@ -304,6 +304,21 @@ __noinline __s64 xdpong_sum_bytes(struct xdp_md *ctx, __u32 off, __u32 len)
 #define XP_FRAG_CHUNK 256 /* bytes copied out at a time: stack, not a map */
 
 /*
+ * A length of 1 to max (a power of two) from x, as the verifier sees it
+ * whatever the compiler did before: x mod max, or max where that is 0.
+ * Helpers that read a length want it above zero (6.1: "invalid
+ * zero-sized read"), and a clamp tested earlier proves nothing where the
+ * compiler keeps x in another register (clang 19, trace_emit). The
+ * barrier makes the compiler forget what it knows of x, so it cannot fold
+ * the mask away as redundant.
+ */
+static __always_inline __u32 len_1_to(__u32 x, const __u32 max)
+{
+	asm volatile("" : "+r"(x));
+	return ((x - 1) & (max - 1)) + 1;
+}
+
+/*
  * The same sum for a message that continues past the first buffer of a
  * multi-buffer frame: copied out a chunk at a time (bpf_xdp_load_bytes
  * reads across fragments) and summed by bpf_csum_diff, which wants a
@@ -329,14 +344,14 @@ __noinline __s64 xdpong_sum_frags(struct xdp_md *ctx, __u32 off, __u32 len)
 		off += XP_FRAG_CHUNK;
 		len -= XP_FRAG_CHUNK;
 	}
-	/* The rest, under a chunk (the loop covers XDPONG_MAX_ICMP_LEN); the
-	 * masks only tell the verifier so where clang spilled len. */
+	/* The rest, 1 to 255 bytes (the loop covers XDPONG_MAX_ICMP_LEN). */
 	if (len & (XP_FRAG_CHUNK - 1)) {
+		__u32 n = len_1_to(len, XP_FRAG_CHUNK);
+
 		__builtin_memset(buf, 0, sizeof(buf));
-		if (bpf_xdp_load_bytes(ctx, off, buf, len & (XP_FRAG_CHUNK - 1)))
+		if (bpf_xdp_load_bytes(ctx, off, buf, n))
 			return -1;
-		sum += (__u32)bpf_csum_diff(NULL, 0, (void *)buf,
-					    ((len & (XP_FRAG_CHUNK - 1)) + 3) & ~3, 0);
+		sum += (__u32)bpf_csum_diff(NULL, 0, (void *)buf, (n + 3) & ~3, 0);
 	}
 	return sum;
 }
@@ -395,23 +410,37 @@ static __always_inline bool addr6_in_trie(const struct in6_addr *addr)
 /* The live copy of the interface's own addresses, NULL if there is none. */
 static __always_inline const struct xdpong_own_addrs *own_addrs_get(void)
 {
-	__u32 cur = own_addrs_cur;
+	__u32 cur = own_addrs_cur, idx;
 
 	if (cur != 1 && cur != 2)
 		return NULL;
-	return &own_addrs[cur - 1];
+	/*
+	 * clang folds the test above into one on cur - 3, in a register the
+	 * index is not derived from, and a verifier before 6.18 keeps no
+	 * bound on the index (6.12: "unbounded memory access"). So the
+	 * index is masked where the verifier sees it, behind a barrier that
+	 * keeps the compiler from dropping the mask as redundant.
+	 */
+	idx = cur - 1;
+	asm volatile("" : "+r"(idx));
+	return &own_addrs[idx & 1];
 }
+
+/*
+ * The lists are searched by XDPONG_OWN_MAX comparisons written out, not by
+ * a loop: each offset is a constant the verifier sees, whatever the
+ * compiler (clang 19 does not unroll a loop with an early exit, and a
+ * loop left rolled is a variable index some verifiers cannot bound).
+ */
+_Static_assert(XDPONG_OWN_MAX == 8, "own-address lists: one OWN_AT per entry");
+#define OWN_EACH(AT) AT(0) AT(1) AT(2) AT(3) AT(4) AT(5) AT(6) AT(7)
 
 /* Is addr (network order) one of the n words of list? */
 static __always_inline bool in_list4(const __u8 (*list)[4], __u32 n, __u32 addr)
 {
-#pragma unroll
-	for (__u32 i = 0; i < XDPONG_OWN_MAX; i++) {
-		if (i >= n)
-			break;
-		if (ld32(list[i]) == addr)
-			return true;
-	}
+#define OWN4_AT(i) if (n > (i) && ld32(list[i]) == addr) return true;
+	OWN_EACH(OWN4_AT)
+#undef OWN4_AT
 	return false;
 }
 
@@ -454,14 +483,13 @@ static __always_inline bool addr6_is_local(const struct in6_addr *addr)
 
 	if (own) {
 		__u64 a0 = ld64(addr), a1 = ld64((const void *)addr + 8);
+		__u32 n = own->n6;
 
-#pragma unroll
-		for (__u32 i = 0; i < XDPONG_OWN_MAX; i++) {
-			if (i >= own->n6)
-				break;
-			if (ld64(own->v6[i]) == a0 && ld64(&own->v6[i][8]) == a1)
-				return true;
-		}
+#define OWN6_AT(i) \
+	if (n > (i) && ld64(own->v6[i]) == a0 && ld64(&own->v6[i][8]) == a1) \
+		return true;
+		OWN_EACH(OWN6_AT)
+#undef OWN6_AT
 	}
 	return addr6_in_trie(addr);
 }
@@ -908,12 +936,14 @@ static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason,
 		__sync_fetch_and_add(&trace_lost, 1);
 		return;
 	}
+	_Static_assert(!(XDPONG_TRACE_SNAP & (XDPONG_TRACE_SNAP - 1)), "a power of two");
 	if (len > l3_off)
-		snap = len - l3_off;
-	if (snap > XDPONG_TRACE_SNAP)
-		snap = XDPONG_TRACE_SNAP;
-	if (snap < 1 || bpf_xdp_load_bytes(ctx, l3_off, ev->snap, snap))
-		snap = 0;
+		snap = len - l3_off > XDPONG_TRACE_SNAP ? XDPONG_TRACE_SNAP : len - l3_off;
+	if (snap) {
+		snap = len_1_to(snap, XDPONG_TRACE_SNAP); /* the same value */
+		if (bpf_xdp_load_bytes(ctx, l3_off, ev->snap, snap))
+			snap = 0;
+	}
 	ev->ts_ns = bpf_ktime_get_ns();
 	ev->service_ns = service_ns > 0xffffffff ? 0xffffffff : service_ns;
 	ev->frame_len = len;
@@ -929,7 +959,11 @@ static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason,
  * an echo request longer than it is summed with bpf_xdp_load_bytes and
  * answered in place, its fragments untouched.
  */
-SEC("xdp.frags")
+/* tools/bench/xdpong_cost.bpf.c inlines this program: it empties this. */
+#ifndef XDPONG_PROG_SEC
+#define XDPONG_PROG_SEC SEC("xdp.frags")
+#endif
+XDPONG_PROG_SEC
 int xdpong(struct xdp_md *ctx)
 {
 	__u64 t0 = 0, service_ns = 0;
