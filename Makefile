@@ -32,7 +32,8 @@ endif
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
-LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h
+LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h \
+	$(BUILD)/xdpong_nocas.skel.h
 
 .DELETE_ON_ERROR:
 .PHONY: all clean test tests demo deps fuzz bench install uninstall
@@ -53,6 +54,18 @@ $(BUILD)/xdpong.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h | $(B
 $(BUILD)/xdpong.skel.h: $(BUILD)/xdpong.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdpong_bpf > $@
+
+# The same program without atomic compare-and-exchange, for kernels that
+# lack it (5.10, 5.11), whose verifier refuses the instruction even where
+# it is never reached. loader/skel.h picks one by probe; its maps,
+# programs and variables are the same, so one skeleton type serves both.
+$(BUILD)/xdpong_nocas.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DXDPONG_NO_CMPXCHG -c $< -o $@
+
+$(BUILD)/xdpong_nocas.skel.h: $(BUILD)/xdpong_nocas.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xdpong_nocas_bpf > $@
 
 $(BUILD)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(BUILD)/loader
 	$(call msg,CC,$@)

@@ -15,7 +15,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
-#include "xdpong.skel.h"
+#include "skel.h"
 
 /*
  * A veth hands XDP_TX frames only to a peer that runs native XDP (measured:
@@ -199,6 +199,30 @@ static int attach_replace(struct attachment *lv, const struct attachment *old,
 	return attach_fresh(lv, mode);
 }
 
+/*
+ * What this kernel cannot do for the options asked, each said with the
+ * kernel's release and what is missing (probe.h: found by trying, not
+ * from the version). 0, or -1 when xdpong cannot run as asked.
+ */
+static int kernel_check(const struct link_info *li, const struct opts *o)
+{
+	static const enum feature needed[] = { FEAT_XDP, FEAT_BTF };
+
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
+		enum feature f = needed[i];
+
+		if (!feature_have(f))
+			return log_error("Linux %s cannot run xdpong: it lacks %s (Linux %s and later have it): %s",
+					 kernel_release(), feature_info[f].what,
+					 feature_info[f].since, feature_why(f));
+	}
+	if ((o->rate_pps || o->global_pps) && !feature_have(FEAT_CMPXCHG))
+		return log_error("%s: --rate-limit and --global-limit need %s, which Linux %s lacks (Linux %s and later have it): %s",
+				 li->name, feature_info[FEAT_CMPXCHG].what, kernel_release(),
+				 feature_info[FEAT_CMPXCHG].since, feature_why(FEAT_CMPXCHG));
+	return 0;
+}
+
 /* Pins are for bpftool; a failure here is said, and changes nothing else.
  * Whether the maps are pinned. */
 static bool pins_refresh(const struct attachment *lv, __u32 old_stats_id)
@@ -261,7 +285,9 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	if (use_skb)
 		mode = XDP_MODE_SKB;
 
-	lv->skel = xdpong_bpf__open();
+	if (kernel_check(li, o))
+		goto fail_old;
+	lv->skel = xdpong_skel_open();
 	if (!lv->skel) {
 		log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's log)",
 			  li->name, strerror(errno));
@@ -272,6 +298,7 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
 	lv->skel->rodata->cfg_check_mac = li->type == ARPHRD_ETHER && li->has_mac;
 	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
+	xdpong_skel_set_frags(lv->skel);
 	if (o->rate_pps) {
 		lv->skel->rodata->cfg_rate_cost_ns = 1000000000ULL / o->rate_pps;
 		lv->skel->rodata->cfg_rate_tolerance_ns =

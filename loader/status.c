@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 #include "loader.h"
 #include "xdpong.skel.h"
+#include "probe.h"
 
 /* Does the MAC the program compares with still belong to the interface? */
 static bool mac_current(const struct attachment *a, const struct xdpong_bpf__bss *bss)
@@ -184,6 +185,42 @@ static void stale_pins_report(struct json_object *arr)
 	closedir(d);
 }
 
+/*
+ * What this kernel lacks of what xdpong uses (probe.h), found by trying:
+ * JSON {"release", "features": {NAME: {"available", and when not: "what",
+ * "since", "without", "why"}}}; as text, one line per feature that is off.
+ */
+static struct json_object *kernel_json(void)
+{
+	struct json_object *k = json_object_new_object(), *fs = json_object_new_object();
+
+	add(k, "release", json_object_new_string(kernel_release()));
+	for (int f = 0; f < FEAT_COUNT; f++) {
+		struct json_object *o = json_object_new_object();
+		bool have = feature_have(f);
+
+		add(o, "available", json_object_new_boolean(have));
+		if (!have) {
+			add(o, "what", json_object_new_string(feature_info[f].what));
+			add(o, "since", json_object_new_string(feature_info[f].since));
+			add(o, "without", json_object_new_string(feature_info[f].without));
+			add(o, "why", json_object_new_string(feature_why(f)));
+		}
+		add(fs, feature_info[f].name, o);
+	}
+	add(k, "features", fs);
+	return k;
+}
+
+static void kernel_text(void)
+{
+	for (int f = 0; f < FEAT_COUNT; f++)
+		if (!feature_have(f))
+			printf("kernel %s: no %s (%s, Linux %s): %s\n", kernel_release(),
+			       feature_info[f].name, feature_info[f].what, feature_info[f].since,
+			       feature_info[f].without);
+}
+
 static int status_iface(const char *ifname, bool json)
 {
 	struct json_object *top, *arr;
@@ -205,6 +242,9 @@ static int status_iface(const char *ifname, bool json)
 	top = json_object_new_object();
 	arr = json_object_new_array();
 	json_object_object_add(top, "interfaces", arr);
+	json_object_object_add(top, "kernel", kernel_json());
+	if (!json)
+		kernel_text();
 	if (ret) {
 		/* Not attached (exit 3), or cannot tell (exit 1): a health check
 		 * must not take the one for the other. */
@@ -264,6 +304,9 @@ static int status_main(const struct opts *o)
 		arr = json_object_new_array();
 		stale = json_object_new_array();
 		json_object_object_add(top, "interfaces", arr);
+		json_object_object_add(top, "kernel", kernel_json());
+	} else {
+		kernel_text();
 	}
 	for (i = ifs; i->if_index; i++) {
 		if (attachment_find(i->if_index, &a, NULL))
@@ -299,7 +342,9 @@ const struct cmd_def cmd_status = {
 		"mode, maps, pins and the prefixes it answers for, and the pins of\n"
 		"interfaces that are gone. Changes nothing. With IFACE, exits 0 if\n"
 		"xdpong is attached there, 3 if it is not, 1 if that cannot be told\n"
-		"(no such interface, no privileges, an error).",
+		"(no such interface, no privileges, an error). A feature of xdpong's\n"
+		"that this kernel lacks is named, with what xdpong does without it\n"
+		"(JSON: \"kernel\", found by trying, never from the version).",
 	.examples =
 		"  xdpong status\n"
 		"  xdpong status eth0 --json\n",

@@ -264,8 +264,30 @@ xdpt_topo_veth()
 # responder reaches the pinger only when its veth runs an XDP program.
 xdpt_peer_xdp_pass()
 {
-	ip -n "$NS_PING" link set dev "$IF_PING" xdpdrv obj "$XDP_PASS_OBJ" sec xdp.frags ||
+	xdpt_xdp_pass "$NS_PING" "$IF_PING" xdpdrv ||
 		xdpt_fail "cannot attach $XDP_PASS_OBJ to $IF_PING"
+}
+
+# xdpt_require_feature NAME WHY: skip (saying what the kernel lacks) unless
+# the running kernel has xdpong's feature NAME, as `xdpong status --json`
+# reports it (found by trying: loader/probe.c). NAME: frags, rate_limits.
+xdpt_require_feature()
+{
+	local k
+
+	k=$("$XDPONG" status --json 2>/dev/null | jq -c ".kernel.features.$1") ||
+		xdpt_fail "'xdpong status --json' gave no kernel features"
+	[ "$(printf '%s' "$k" | jq -r .available)" = true ] ||
+		xdpt_skip "$2: Linux $(uname -r) lacks $(printf '%s' "$k" | jq -r '.what + " (" + .since + ")"')"
+}
+
+# xdpt_xdp_pass NS IFACE xdpdrv|xdpgeneric: attach tools/xdp_pass.bpf.c, its
+# frags-aware program, or where the kernel refuses the frags flag (before
+# 5.18) its single-buffer one. Status of `ip link set`.
+xdpt_xdp_pass()
+{
+	ip -n "$1" link set dev "$2" "$3" obj "$XDP_PASS_OBJ" sec xdp.frags 2>/dev/null ||
+		ip -n "$1" link set dev "$2" "$3" obj "$XDP_PASS_OBJ" sec xdp
 }
 
 #

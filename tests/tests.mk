@@ -11,11 +11,12 @@ FUZZ_SHORT_FRAMES ?= 100000
 FUZZ_ARGS ?=
 
 TESTS_CFLAGS := $(LIB_CFLAGS) -Itests/lib
-TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h tests/lib/xdpong_fixture.h
+TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
+	loader/skel.h loader/probe.h tests/lib/xdpong_fixture.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
 # that load build/xdpong.skel.h. The rest comes from lib/ (lib/lib.mk).
-TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(XDPONG_LIB)
+TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(XDPONG_LIB)
 
 $(BUILD)/tests/xdpong_fixture.o: tests/lib/xdpong_fixture.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)

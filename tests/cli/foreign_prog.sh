@@ -17,7 +17,7 @@ xdpt_topo_veth
 
 for how in xdpgeneric xdpdrv; do
 	xdpt_log "foreign program attached as $how"
-	ip -n "$NS_RESP" link set dev "$IF_RESP" "$how" obj "$XDP_PASS_OBJ" sec xdp.frags ||
+	xdpt_xdp_pass "$NS_RESP" "$IF_RESP" "$how" ||
 		xdpt_fail "cannot attach $XDP_PASS_OBJ ($how)"
 	fid=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 	xdpt_assert_match '^[1-9][0-9]*$' "$fid" "foreign program id"
@@ -49,7 +49,7 @@ done
 
 xdpt_log "--force replaces a foreign program"
 xdpt_kernel_echo_ignore "$NS_RESP" 1
-ip -n "$NS_RESP" link set dev "$IF_RESP" xdpgeneric obj "$XDP_PASS_OBJ" sec xdp.frags
+xdpt_xdp_pass "$NS_RESP" "$IF_RESP" xdpgeneric
 fid=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --force
 nid=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")

@@ -33,7 +33,7 @@ refused()
 
 refused "peer without XDP"
 
-ip -n "$NS_PING" link set dev "$IF_PING" xdpgeneric obj "$XDP_PASS_OBJ" sec xdp.frags ||
+xdpt_xdp_pass "$NS_PING" "$IF_PING" xdpgeneric ||
 	xdpt_fail "cannot attach xdp_pass (generic) to $IF_PING"
 refused "peer with a generic XDP program"
 ip -n "$NS_PING" link set dev "$IF_PING" xdpgeneric off

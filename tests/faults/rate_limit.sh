@@ -26,6 +26,7 @@
 . "$(dirname "$0")/common.bash"
 
 xdf_require flood
+xdpt_require_feature rate_limits "rate limits"
 xdpt_topo_veth
 xdpt_tmpdir
 xdpt_track_pins "$IF_RESP"

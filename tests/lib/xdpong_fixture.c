@@ -7,7 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpong_fixture.h" /* xdpong.h: the skeleton names its structs */
-#include "xdpong.skel.h"
+#include "../../loader/skel.h"
 
 const uint8_t xf_our_mac[6] = XF_OUR_MAC;
 
@@ -72,10 +72,12 @@ int xf_libbpf_warnings(enum libbpf_print_level level, const char *fmt, va_list a
 int xf_open(struct xf_instance *in, enum pkt_framing framing, bool check_mac,
 	    __u32 latency_sample)
 {
-	struct xdpong_bpf *skel = xdpong_bpf__open();
+	/* The build and flags the loader would use on this kernel. */
+	struct xdpong_bpf *skel = xdpong_skel_open();
 
 	if (!skel)
 		return -errno;
+	xdpong_skel_set_frags(skel);
 	skel->rodata->cfg_framing = framing == PKT_FRAMING_IP ? XDPONG_FRAMING_IP :
 								XDPONG_FRAMING_ETH;
 	skel->rodata->cfg_check_mac = check_mac;

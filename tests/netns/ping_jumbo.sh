@@ -28,6 +28,7 @@ COUNT=3
 CHECK=$XDPT_REPO/tests/netns/echo_check.py
 
 xdpt_require_all
+xdpt_require_feature frags "jumbo frames answered by XDP"
 [ -x /usr/bin/python3 ] || xdpt_skip "needs /usr/bin/python3"
 xdpt_topo_veth
 xdpt_peer_xdp_pass

@@ -17,6 +17,8 @@
 COUNT=5
 
 xdpt_require_all
+# Native XDP above a page-sized MTU needs a frags-aware program.
+[ "${XDPT_MTU:-1500}" -gt 3500 ] && xdpt_require_feature frags "native XDP at MTU $XDPT_MTU"
 xdpt_topo_veth
 xdpt_kernel_echo_ignore "$NS_RESP" 1
 xdpt_peer_xdp_pass

@@ -106,6 +106,7 @@ __verify) verify ;;
 esac
 
 xdpt_require_all
+[ "${XDPT_MTU:-1500}" -gt 3500 ] && xdpt_require_feature frags "XDP at MTU $XDPT_MTU on a $KIND"
 [ -x "$TUNTAP_ECHO" ] || xdpt_fail "$TUNTAP_ECHO is missing: run 'make tests' first"
 [ -c /dev/net/tun ] || xdpt_skip "no /dev/net/tun"
 
