@@ -7,7 +7,8 @@
 # Exits with the command's exit code.
 #
 # Usage: tools/vm/run.sh [OPTIONS] -- COMMAND [ARG...]
-#   --kernel K     5.10, 6.1 or 6.12 (Debian 11, 12, 13; default 6.1), or a
+#   --kernel K     5.10, 6.1 or 6.12 (Debian 11, 12, 13; default 6.1), host
+#                  (the running kernel, from /boot and /lib/modules), or a
 #                  directory laid out as tools/vm/kernels.sh unpacks one
 #   --repo DIR     the repository to run in (default: the one holding this
 #                  script); must be on the host's root filesystem tree
@@ -105,6 +106,21 @@ parse_args()
 # The kernel's directory (vmlinuz, lib/modules/<release>, info).
 kernel_dir()
 {
+	local rel
+
+	if [ "$KERNEL" = host ]; then
+		# The running kernel, when it is installed the Debian way.
+		rel=$(uname -r)
+		[ -f "/boot/vmlinuz-$rel" ] && [ -d "/lib/modules/$rel" ] || {
+			echo "$PROG: --kernel host: no /boot/vmlinuz-$rel with /lib/modules/$rel" >&2
+			return 1
+		}
+		mkdir -p "$TMP/host/lib" && ln -s "/boot/vmlinuz-$rel" "$TMP/host/vmlinuz" &&
+			ln -s /lib/modules "$TMP/host/lib/modules" || return 1
+		printf 'package=host\nversion=%s\nrelease=%s\n' "$(uname -v | awk '{ print $NF }')" "$rel" >"$TMP/host/info"
+		echo "$TMP/host"
+		return
+	fi
 	if [ -d "$KERNEL" ]; then
 		(cd "$KERNEL" && pwd)
 		return
@@ -247,6 +263,10 @@ main()
 
 	parse_args "$@"
 	command -v "$QEMU" >/dev/null 2>&1 || die "$QEMU not found: run tools/vm/deps.sh (as root)"
+	TMP=$(mktemp -d /tmp/xdpong-vm.XXXXXX) || exit 125
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 	kdir=$(kernel_dir) || die "no kernel '$KERNEL'"
 	info=$kdir/info
 	pkg=$(sed -n 's/^package=//p' "$info" 2>/dev/null)
@@ -254,10 +274,6 @@ main()
 	release=$(sed -n 's/^release=//p' "$info" 2>/dev/null)
 	[ -n "$release" ] && [ -f "$kdir/vmlinuz" ] || die "$kdir has no vmlinuz or info"
 
-	TMP=$(mktemp -d /tmp/xdpong-vm.XXXXXX) || exit 125
-	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
 	mkdir -p "$TMP/out"
 	build_initramfs "$kdir" "$release" "$TMP/initrd" || die "cannot build the initramfs"
 	read -r accel why < <(pick_accel "$kdir" "$TMP/initrd")
