@@ -73,6 +73,16 @@ mount -t tmpfs -o mode=0755,nosuid,nodev run /newroot/run || fail "cannot mount 
 # under TCG each dynamically linked program from the 9p root costs
 # tenths of a second to start.
 mkdir -p /newroot/dev/pts /newroot/dev/shm /newroot/run/netns /newroot/run/lock
+# devtmpfs has no /dev/fd (bash's <(...) needs it) nor /dev/std*: udev
+# or systemd make them on a booted system.
+ln -sf /proc/self/fd /newroot/dev/fd
+ln -sf /proc/self/fd/0 /newroot/dev/stdin
+ln -sf /proc/self/fd/1 /newroot/dev/stdout
+ln -sf /proc/self/fd/2 /newroot/dev/stderr
+# Nor /dev/net/tun until tun is loaded (systemd-tmpfiles makes the
+# static nodes of modules): opening the node loads the module.
+mkdir -p /newroot/dev/net
+[ -e /newroot/dev/net/tun ] || mknod -m 666 /newroot/dev/net/tun c 10 200
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /newroot/dev/pts
 mount -t tmpfs -o nosuid,nodev shm /newroot/dev/shm
 mount -t tmpfs -o mode=1777,nosuid,nodev tmp /newroot/tmp || fail "cannot mount /tmp"

@@ -19,6 +19,8 @@
 #   --timeout S  per kernel (default 1800)
 #   COMMAND      default: tests/run.sh unit/ netns/ping_skb netns/ping_native
 #                ($VM_TESTS, when set, replaces the patterns)
+# TEST_TIMEOUT, FUZZ_TIMEOUT and FUZZ_FRAMES, when set, are passed to the
+# guest.
 
 set -u
 
@@ -58,11 +60,11 @@ run_kernel()
 	t0=$EPOCHREALTIME
 	if [ "$VERBOSE" = 1 ]; then
 		"$HERE/run.sh" --kernel "$k" --repo "$REPO" --nics --timeout "$TIMEOUT" --logs "$logs" \
-			-- "${CMD[@]}" 2>&1 | tee "$out"
+			"${ENVS[@]}" -- "${CMD[@]}" 2>&1 | tee "$out"
 		rc=${PIPESTATUS[0]}
 	else
 		"$HERE/run.sh" --kernel "$k" --repo "$REPO" --nics --timeout "$TIMEOUT" --logs "$logs" \
-			-- "${CMD[@]}" >"$out" 2>&1
+			"${ENVS[@]}" -- "${CMD[@]}" >"$out" 2>&1
 		rc=$?
 	fi
 	secs=$(elapsed "$t0")
@@ -85,7 +87,7 @@ run_kernel()
 
 main()
 {
-	local k t0 passed=0 failed=0
+	local k v t0 passed=0 failed=0
 
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -104,6 +106,11 @@ main()
 		# shellcheck disable=SC2206 # a list of patterns, split on spaces
 		CMD=(tests/run.sh ${VM_TESTS:-$DEFAULT_TESTS})
 	fi
+	# tests/run.sh's settings go into the guest.
+	ENVS=()
+	for v in TEST_TIMEOUT FUZZ_TIMEOUT FUZZ_FRAMES; do
+		[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
+	done
 	[ -x "$REPO/build/xdpong" ] || echo "$PROG: warning: no $REPO/build/xdpong (make all tests first)" >&2
 
 	# Download what is missing first, so the per-kernel times are boots
