@@ -78,6 +78,7 @@ $(BUILD)/xdpong: $(LOADER_OBJS)
 # Both install what they need first (Debian/Ubuntu, as root), then build.
 test:
 	$(Q)tools/deps.sh
+	$(Q)tools/vm/deps.sh
 	$(Q)$(MAKE) --no-print-directory all tests
 	$(Q)tests/run.sh
 

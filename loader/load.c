@@ -206,7 +206,7 @@ static int attach_replace(struct attachment *lv, const struct attachment *old,
  */
 static int kernel_check(const struct link_info *li, const struct opts *o)
 {
-	static const enum feature needed[] = { FEAT_XDP, FEAT_BTF };
+	static const enum feature needed[] = { FEAT_XDP, FEAT_BTF, FEAT_RINGBUF };
 
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
 		enum feature f = needed[i];

@@ -29,6 +29,8 @@ const struct feature_info feature_info[FEAT_COUNT] = {
 	[FEAT_XDP] = { "xdp", "XDP programs", "xdpong cannot run", "4.8" },
 	[FEAT_BTF] = { "btf", "the kernel's BTF (/sys/kernel/btf/vmlinux)",
 		       "xdpong cannot run", "5.4 with CONFIG_DEBUG_INFO_BTF" },
+	[FEAT_RINGBUF] = { "ringbuf", "BPF ring buffers (the trace)", "xdpong cannot run",
+			   "5.8" },
 	[FEAT_FRAGS] = { "frags", "multi-buffer XDP (jumbo frames)",
 			 "no native attach above a page-sized MTU; an echo request longer than the first buffer goes to the kernel; trace captures whole 8-byte words",
 			 "5.18" },
@@ -93,6 +95,11 @@ static bool probe(enum feature f)
 		if (!access("/sys/kernel/btf/vmlinux", R_OK))
 			return true;
 		snprintf(why[f], sizeof(why[f]), "/sys/kernel/btf/vmlinux: %s", strerror(errno));
+		return false;
+	case FEAT_RINGBUF:
+		if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1)
+			return true;
+		snprintf(why[f], sizeof(why[f]), "the kernel refused a BPF ring buffer");
 		return false;
 	case FEAT_FRAGS:
 		return !try_load(f, pass, 2, BPF_F_XDP_HAS_FRAGS, "BPF_F_XDP_HAS_FRAGS") &&

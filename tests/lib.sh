@@ -223,8 +223,6 @@ _xdpt_no_tentative()
 #
 xdpt_topo_veth()
 {
-	local ns
-
 	xdpt_ns_new NS_PING ping
 	xdpt_ns_new NS_RESP resp
 	IF_PING="xp$XDPT_ID"
@@ -236,6 +234,33 @@ xdpt_topo_veth()
 		xdpt_assert_eq "$XDPT_MTU" "$(ip -n "$NS_RESP" -j link show dev "$IF_RESP" | jq '.[0].mtu')" \
 			"MTU of $IF_RESP"
 	fi
+	_xdpt_topo_addrs
+}
+
+# xdpt_topo_nics: xdpt_topo_veth's topology on the two cabled virtio-net
+# NICs of a tools/vm guest (run.sh --nics: $XDPONG_VM_NICS), the first as
+# IF_RESP, the second as IF_PING; skips where there are none. Deleting the
+# namespaces gives the NICs back to the host's.
+xdpt_topo_nics()
+{
+	local nics
+
+	read -r -a nics <<<"${XDPONG_VM_NICS:-}"
+	[ "${#nics[@]}" -ge 2 ] ||
+		xdpt_skip "no cabled NIC pair here (tools/vm/run.sh --nics provides virtio-net ones)"
+	xdpt_ns_new NS_PING ping
+	xdpt_ns_new NS_RESP resp
+	IF_RESP=${nics[0]} IF_PING=${nics[1]}
+	ip link set "$IF_RESP" netns "$NS_RESP" && ip link set "$IF_PING" netns "$NS_PING" ||
+		xdpt_fail "cannot move $IF_RESP and $IF_PING into the namespaces"
+	_xdpt_topo_addrs
+}
+
+# The addresses of both ends (IF_PING, IF_RESP in NS_PING, NS_RESP), up.
+_xdpt_topo_addrs()
+{
+	local ns
+
 	# No duplicate address detection: addresses are usable at once, and
 	# xdpong skips tentative ones.
 	xdpt_sysctl "$NS_PING" "net.ipv6.conf.$IF_PING.accept_dad" 0
@@ -255,9 +280,9 @@ xdpt_topo_veth()
 		xdpt_fail "IPv6 addresses still tentative after 5 s"
 	fi
 	xdpt_wait 5 ip netns exec "$NS_PING" ping -c 1 -W 1 "$RESP4" ||
-		xdpt_fail "no IPv4 connectivity over the veth pair before attaching"
+		xdpt_fail "no IPv4 connectivity between $IF_PING and $IF_RESP before attaching"
 	xdpt_wait 5 ip netns exec "$NS_PING" ping -6 -c 1 -W 1 "$RESP6" ||
-		xdpt_fail "no IPv6 connectivity over the veth pair before attaching"
+		xdpt_fail "no IPv6 connectivity between $IF_PING and $IF_RESP before attaching"
 }
 
 # Attach xdp_pass natively to the pinger's veth: native XDP_TX from the

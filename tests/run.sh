@@ -15,7 +15,8 @@
 # Usage: tests/run.sh [-v] [PATTERN...]
 #   -v        print every test's output, not only a failing test's
 #   PATTERN   run only tests whose name contains PATTERN (e.g. netns/, help)
-# Environment: TEST_TIMEOUT (seconds per test, default 180), FUZZ_TIMEOUT
+# Environment: TEST_TIMEOUT (seconds per test, default 180; a test file may
+# ask for more with a line "# xdpt-timeout: SECONDS"), FUZZ_TIMEOUT
 # (default 600), FUZZ_FRAMES (default 100000), FUZZ_SEED (default 1).
 # `make fuzz` is the open-ended run, with a seed from the clock.
 #
@@ -187,7 +188,10 @@ for d in "${dirs[@]}"; do
 	for t in "$d"/*.sh; do
 		[ -f "$t" ] || continue
 		name=${t#tests/}
-		run_test "${name%.sh}" "$TEST_TIMEOUT" bash "$t"
+		# A test may ask for a longer limit: "# xdpt-timeout: SECONDS".
+		limit=$(sed -n 's/^# xdpt-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+		[ -n "$limit" ] && [ "$limit" -gt "$TEST_TIMEOUT" ] || limit=$TEST_TIMEOUT
+		run_test "${name%.sh}" "$limit" bash "$t"
 	done
 done
 

@@ -17,7 +17,7 @@
 #   --kernels    which kernels (default: $VM_KERNELS, else 5.10 6.1 6.12)
 #   --repo DIR   the repository to test (default: this script's)
 #   --timeout S  per kernel (default 1800)
-#   COMMAND      default: tests/run.sh unit/ netns/ping_skb netns/ping_native
+#   COMMAND      default: tests/run.sh and the core suite, DEFAULT_TESTS below
 #                ($VM_TESTS, when set, replaces the patterns)
 # TEST_TIMEOUT, FUZZ_TIMEOUT and FUZZ_FRAMES, when set, are passed to the
 # guest.
@@ -30,7 +30,11 @@ REPO=$(cd "$HERE/../.." && pwd)
 KERNELS=${VM_KERNELS:-5.10 6.1 6.12}
 TIMEOUT=1800
 VERBOSE=0
-DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native"
+# The core suite (tests/README.md): the unit tests (the kernel-parity
+# proof), IPv4 and IPv6 answered in skb and native mode on veth and
+# virtio_net, jumbo frames, status, detach, takeover, run following
+# address changes.
+DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native netns/ping_virtio netns/ping_jumbo netns/status netns/detach cli/already_attached faults/addr_change"
 
 die()
 {

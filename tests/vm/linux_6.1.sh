@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The core suite inside Debian 12's own kernel (6.1), booted under QEMU by
+# tools/vm/matrix.sh on this machine's userland and build (tests/README.md
+# says which tests make the core suite, and why).
+# xdpt-timeout: 1500
+exec "$(dirname "$0")/../../tools/vm/matrix.sh" --kernels 6.1
