@@ -8,6 +8,10 @@
  *
  * Prints one line of key=value pairs at the end:
  *   sent=N replies=N bad_replies=N rx_dropped=N send_errors=N seconds=S pps=R
+ *   start=T last_reply=T
+ * start is when sending began, last_reply when the last reply was read
+ * (CLOCK_MONOTONIC seconds, 0 if none came): every reply counted was
+ * answered between the two, whatever the scheduler did.
  * replies counts well-formed echo replies to our requests (checksums
  * verified), bad_replies replies to our requests whose checksums fail,
  * rx_dropped what the receive socket lost (PACKET_STATISTICS).
@@ -83,6 +87,7 @@ static int parse_mac(const char *text, uint8_t mac[6])
 
 struct counts {
 	unsigned long long sent, replies, bad, send_errors;
+	double last_reply; /* CLOCK_MONOTONIC when the last reply was read */
 };
 
 struct rx_filter {
@@ -112,6 +117,7 @@ static void rx_classify(const uint8_t *p, size_t len, const struct rx_filter *f,
 		c->bad++;
 	else
 		c->replies++;
+	c->last_reply = now_s();
 }
 
 static void rx_drain(int fd, const struct rx_filter *f, struct counts *c)
@@ -337,8 +343,8 @@ int main(int argc, char **argv)
 		close(rx);
 	}
 	close(tx);
-	printf("sent=%llu replies=%llu bad_replies=%llu rx_dropped=%u send_errors=%llu seconds=%.3f pps=%.0f\n",
+	printf("sent=%llu replies=%llu bad_replies=%llu rx_dropped=%u send_errors=%llu seconds=%.3f pps=%.0f start=%.6f last_reply=%.6f\n",
 	       c.sent, c.replies, c.bad, pst.tp_drops, c.send_errors, elapsed,
-	       elapsed > 0 ? c.sent / elapsed : 0);
+	       elapsed > 0 ? c.sent / elapsed : 0, t0, c.last_reply);
 	return 0;
 }
