@@ -329,6 +329,24 @@ xdf_streams_start()
 	done
 }
 
+# xdf_streams_flowing NS IFACE: until xdpong on IFACE has answered 100
+# more requests than when called (bounded: 10 s): the streams are running,
+# so what comes next happens under load wherever the scheduler put their
+# start. A sleep would only hope so.
+xdf_streams_flowing()
+{
+	local base now tries=100
+
+	xdf_counter base "$1" "$2" replied
+	while [ "$tries" -gt 0 ]; do
+		xdf_counter now "$1" "$2" replied
+		[ "$now" -ge $((base + 100)) ] && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	xdpt_fail "the streams did not get going: $((now - base)) replies in 10 s"
+}
+
 xdf_streams_check()
 {
 	local i=0 d line tx rx

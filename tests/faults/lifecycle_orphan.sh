@@ -35,7 +35,7 @@ xdf_counter rep0 "$NS_RESP" "$IF_RESP" replied
 
 xdpt_log "1. attach over the orphan, under load"
 xdf_streams_start "$N" "$RESP4" 192.0.2.1
-sleep 0.8
+xdf_streams_flowing "$NS_RESP" "$IF_RESP"
 xdf_x_ok "$NS_RESP" attach "$IF_RESP" --addr 192.0.2.0/24
 xdpt_assert_match "took over from program id $id1 without a gap" "$XDPT_ERR" "attach over the orphan"
 xdf_streams_check "attach over an orphan"
@@ -50,7 +50,7 @@ xdf_assert_state "$NS_RESP" "$IF_RESP" attached "after attach over the orphan"
 xdpt_log "2. run over what attach left, under load"
 id2=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 xdf_streams_start "$N" "$RESP4" 192.0.2.1
-sleep 0.8
+xdf_streams_flowing "$NS_RESP" "$IF_RESP"
 xdf_run_bg "$NS_RESP" "$XDPT_TMP/run2" "$IF_RESP" --mode skb --addr 192.0.2.0/24
 xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 "$id2" || xdpt_fail "run 2 did not take over: $(cat "$XDPT_TMP/run2")"
 xdf_streams_check "run over attach"

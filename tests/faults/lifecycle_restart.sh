@@ -41,7 +41,7 @@ xdf_counter rep0 "$NS_RESP" "$IF_RESP" replied
 xdpt_log "1. kill -9 under load, plain restart"
 id1=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 xdf_streams_start "$N" "$RESP4" 192.0.2.1
-sleep 0.8
+xdf_streams_flowing "$NS_RESP" "$IF_RESP"
 kill -9 "$XDF_RUN_PID"
 wait "$XDF_RUN_PID" 2>/dev/null
 # The orphan goes on answering, owned by nobody.
@@ -57,7 +57,7 @@ xdpt_assert_eq "$XDF_RUN_PID" "$(xdf_owner_pid "$NS_RESP" "$IF_RESP")" "owner af
 xdpt_log "2. SIGUSR1 (systemd's restart) under load"
 id2=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 xdf_streams_start "$N" "$RESP4" 192.0.2.1
-sleep 0.8
+xdf_streams_flowing "$NS_RESP" "$IF_RESP"
 kill -USR1 "$XDF_RUN_PID"
 xdf_wait_exit "$XDF_RUN_PID" 5 || xdpt_fail "run still running 5 s after SIGUSR1"
 xdpt_assert_eq 0 "$XDF_EXIT" "run's exit code on SIGUSR1"

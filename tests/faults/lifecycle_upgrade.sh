@@ -53,7 +53,7 @@ xdpt_assert_eq 5 "$e40" "reply_echo4 under the older build, read by this one"
 
 xdpt_log "the current build takes over, under load"
 xdf_streams_start "$N" "$RESP4" 192.0.2.1
-sleep 0.8
+xdf_streams_flowing "$NS_RESP" "$IF_RESP"
 # Each netlink request of the takeover delayed by 100 ms (strace): the old
 # program answers for a second or so after its counters were copied, and
 # those counts must reach the carry map.

@@ -58,25 +58,30 @@ RUN=$!
 xdpt_wait 10 grep -q 'ping-at-ready' "$LOG" || xdpt_fail "no READY=1: $(cat "$LOG" "$XDPT_TMP/run.out")"
 xdpt_assert_match "READY=1\|MAINPID=$RUN" "$(cat "$LOG")" "READY=1 with MAINPID"
 xdpt_assert_match "ping-at-ready rc=0" "$(cat "$LOG")" "the program answers when READY=1 is sent"
-sleep 1.5
-xdpt_assert_match "STATUS=answering on $IF_RESP \(program id [0-9]+, skb mode\): [0-9]+ replied" \
-	"$(cat "$LOG")" "STATUS line"
-# Pets at least every 0.2 s (half of 0.4 s), in the 1.5 s just passed.
+# Waits are for the messages themselves (bounded generously): a loaded
+# machine may slow them, which is systemd's business, not this test's.
+status_re="STATUS=answering on $IF_RESP \(program id [0-9]+, skb mode\): [0-9]+ replied"
+xdpt_wait 10 grep -Eq "$status_re" "$LOG" || xdpt_fail "no STATUS line: $(cat "$LOG")"
+# It keeps petting: five pets (every 0.2 s, half of WATCHDOG_USEC, when idle).
+pets_at_least() { [ "$(grep -c ' WATCHDOG=1$' "$LOG")" -ge "$1" ]; }
+xdpt_wait 10 pets_at_least 5 ||
+	xdpt_fail "fewer than 5 WATCHDOG=1 messages in 10 s: $(cat "$LOG")"
 pets=$(grep -c ' WATCHDOG=1$' "$LOG")
-xdpt_assert_ge 5 "$pets" "WATCHDOG=1 messages in 1.5 s"
 
-# Detached behind run's back: the pets stop.
+# Detached behind run's back: once run says so, the pets stop. A pet can
+# race the detach; none may come after run noticed. The window is for
+# an absence: a slow machine can only make it pass, never fail.
 ip -n "$NS_RESP" link set dev "$IF_RESP" xdpgeneric off
-sleep 0.5
+xdpt_wait 10 grep -q "no longer attached" "$XDPT_TMP/run.out" ||
+	xdpt_fail "run did not notice the detach: $(cat "$XDPT_TMP/run.out")"
 before=$(grep -c ' WATCHDOG=1$' "$LOG")
-sleep 1
+sleep 1.2 # three pet intervals
 after=$(grep -c ' WATCHDOG=1$' "$LOG")
-xdpt_assert_eq "$before" "$after" "WATCHDOG=1 after the program was detached"
-xdpt_assert_match "no longer attached" "$(cat "$XDPT_TMP/run.out")" "run says why"
+xdpt_assert_eq "$before" "$after" "WATCHDOG=1 after run said the program was detached"
 
 kill -TERM "$RUN"
 xdf_wait_exit "$RUN" 5 || xdpt_fail "run did not stop on SIGTERM"
 wait "$LISTENER"
 xdpt_assert_match "STOPPING=1" "$(cat "$LOG")" "STOPPING=1 on SIGTERM"
-xdpt_log "$(grep -c . "$LOG") notify lines, $pets pets in 1.5 s"
+xdpt_log "$(grep -c . "$LOG") notify lines, $pets pets before the detach"
 xdf_pass
