@@ -427,6 +427,25 @@ xdpt_ping_all()
 	fi
 }
 
+# xdpt_ping_answered MODE COUNT: COUNT pings and COUNT pings -6 from NS_PING
+# to RESP4 and RESP6, every one answered, and xdpong on IF_RESP in NS_RESP
+# says so: attached in MODE, exactly COUNT replies of each family, and its
+# counters consistent. XDPT_STATS holds its stats after.
+xdpt_ping_answered()
+{
+	local r4 r6
+
+	xdpt_ping_all "$NS_PING" -4 "$RESP4" "$2"
+	xdpt_ping_all "$NS_PING" -6 "$RESP6" "$2"
+	xdpt_stats "$NS_RESP" "$IF_RESP"
+	xdpt_assert_eq "$1" "$(printf '%s\n' "$XDPT_STATS" | jq -r .mode)" "stats mode"
+	xdpt_get r4 reply_echo4
+	xdpt_get r6 reply_echo6
+	xdpt_assert_eq "$2" "$r4" "reply_echo4 after $2 IPv4 pings"
+	xdpt_assert_eq "$2" "$r6" "reply_echo6 after $2 IPv6 pings"
+	xdpt_assert_consistent
+}
+
 # xdpt_ping_none NS FAM DST COUNT [opts]: no ping may be answered.
 xdpt_ping_none()
 {

@@ -7,6 +7,9 @@
 # runs `apt-get update` once and installs just the missing packages.
 # Prints one line of what it did. Used by `make test`, `make demo` and
 # `make deps`.
+#
+# Usage: tools/deps.sh [--vm]
+#   --vm   the VM harness's packages instead (tools/vm/deps.sh, make test)
 
 set -euo pipefail
 
@@ -27,6 +30,25 @@ PACKAGES=(
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion iperf3
 )
+
+# The VM harness (tools/vm/): qemu-system-x86 (the VM; its 9p and
+# virtio-net devices), busybox-static (the initramfs's only program), kmod
+# (depmod on the host for the unpacked kernels, modprobe in the guest from
+# the shared root), cpio (the initramfs archive), xz-utils and zstd
+# (decompressing modules for busybox's insmod), iproute2 (ss: free UDP
+# ports for --nics). Without recommends: qemu-system-x86 would bring a
+# GUI, firmware and more.
+WHAT="build and test"
+INSTALL_OPTS=()
+if [ "${1:-}" = --vm ]; then
+	PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2)
+	WHAT="VM harness"
+	INSTALL_OPTS=(--no-install-recommends)
+elif [ $# -gt 0 ]; then
+	echo "usage: tools/deps.sh [--vm]" >&2
+	exit 2
+fi
+
 
 die()
 {
@@ -50,11 +72,11 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-	echo "deps: all ${#PACKAGES[@]} build and test packages present, nothing to install"
+	echo "deps: all ${#PACKAGES[@]} $WHAT packages present, nothing to install"
 	exit 0
 fi
 
-echo "deps: installing ${#missing[@]} missing packages: ${missing[*]}"
+echo "deps: installing ${#missing[@]} missing $WHAT packages: ${missing[*]}"
 log=$(mktemp /tmp/xdpong-deps.XXXXXX)
 trap 'rm -f "$log"' EXIT
 export DEBIAN_FRONTEND=noninteractive
@@ -62,7 +84,7 @@ if ! apt-get update >"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	die "apt-get update failed (see above)"
 fi
-if ! apt-get install -y "${missing[@]}" >>"$log" 2>&1; then
+if ! apt-get install -y "${INSTALL_OPTS[@]}" "${missing[@]}" >>"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	die "apt-get install ${missing[*]} failed (see above)"
 fi

@@ -26,16 +26,7 @@ xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" "attach mess
 xdpt_assert_match 'prog/xdp id' "$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")" \
 	"ip -d link shows a driver-mode XDP program"
 
-xdpt_ping_all "$NS_PING" -4 "$RESP4" "$COUNT"
-xdpt_ping_all "$NS_PING" -6 "$RESP6" "$COUNT"
-
-xdpt_stats "$NS_RESP" "$IF_RESP"
-xdpt_assert_eq native "$(printf '%s\n' "$XDPT_STATS" | jq -r .mode)" "stats mode"
-xdpt_get r4 reply_echo4
-xdpt_get r6 reply_echo6
-xdpt_assert_eq "$COUNT" "$r4" "reply_echo4 after $COUNT IPv4 pings"
-xdpt_assert_eq "$COUNT" "$r6" "reply_echo6 after $COUNT IPv6 pings"
-xdpt_assert_consistent
+xdpt_ping_answered native "$COUNT"
 
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 xdpt_assert_no_match 'prog/xdp' "$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")" \
