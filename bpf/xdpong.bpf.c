@@ -427,20 +427,29 @@ static __always_inline bool addr6_in_trie(const struct in6_addr *addr)
 /* The live copy of the interface's own addresses, NULL if there is none. */
 static __always_inline const struct xdpong_own_addrs *own_addrs_get(void)
 {
+	const struct xdpong_own_addrs *own = NULL;
 	__u32 cur = own_addrs_cur, idx;
 
-	if (cur != 1 && cur != 2)
-		return NULL;
 	/*
-	 * clang folds the test above into one on cur - 3, in a register the
-	 * index is not derived from, and a verifier before 6.18 keeps no
-	 * bound on the index (6.12: "unbounded memory access"). So the
-	 * index is masked where the verifier sees it, behind a barrier that
-	 * keeps the compiler from dropping the mask as redundant.
+	 * clang folds this test into one on cur - 3, in a register the index
+	 * is not derived from, and a verifier before 6.18 keeps no bound on
+	 * the index (6.12: "unbounded memory access"). So the index is
+	 * masked where the verifier sees it, behind a barrier that keeps the
+	 * compiler from dropping the mask as redundant.
 	 */
-	idx = cur - 1;
-	asm volatile("" : "+r"(idx));
-	return &own_addrs[idx & 1];
+	if (cur == 1 || cur == 2) {
+		idx = cur - 1;
+		asm volatile("" : "+r"(idx));
+		own = &own_addrs[idx & 1];
+	}
+	/*
+	 * And the callers must test the pointer itself: clang 19 otherwise
+	 * tests cur again in its place, and 5.10's verifier, which cannot
+	 * tie the two, follows a NULL own into the lists ("invalid mem
+	 * access"). The barrier hides where own came from.
+	 */
+	asm volatile("" : "+r"(own));
+	return own;
 }
 
 /*
