@@ -206,7 +206,7 @@ xdpt_assert_eq "$PROG" "$(xdpt_link_prog_id "$NS_RESP" eth0)" "program after a p
 xdpt_log "5. kill -USR1 1 (the preStop): answered throughout, the next pod takes over"
 xdpt_counter before "$NS_RESP" eth0 replied
 xdf_streams_start 3000 "$RESP4" 192.0.2.9
-sleep 0.5
+xdf_streams_flowing "$NS_RESP" eth0
 pod_exec 'kill -USR1 1'
 pod_wait_exit 5
 xdpt_assert_match 'exiting; the programs stay attached' "$(cat "$POD_OUT")" "xdpong on SIGUSR1"
