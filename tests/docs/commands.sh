@@ -93,6 +93,7 @@ route()
 	"make test") echo ".ci/run: this is the suite itself" ;;
 	"make demo") echo "run below: tools/demo.sh" ;;
 	"make install" | "man xdpong") echo "tests/install/install.sh" ;;
+	"make vmtest"*) echo "tests/vm/linux_*.sh: the same matrix, one kernel each" ;;
 	systemctl* | journalctl* | "echo 'XDPONG_OPTS="*) echo "no systemd here (PID 1 is not systemd); tests/install checks the unit" ;;
 	[0-9][0-9]:[0-9][0-9]:*) echo "sample output, not a command" ;;
 	*) return 1 ;;
