@@ -59,6 +59,13 @@ mount -t tmpfs -o mode=0755 rw /rw || fail "cannot mount the overlay's tmpfs"
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot ||
 	fail "cannot mount the overlay on the host's root"
+# The repository may live where the guest mounts a tmpfs of its own (a CI
+# clone under /tmp): hold its view of the overlay aside now, and put it
+# back at its path once those are mounted, below.
+repo=$(sed -n 's/^XDPONG_VM_REPO=//p' /env)
+mkdir -p /rw/repo
+[ -n "$repo" ] && mount --bind "/newroot$repo" /rw/repo ||
+	fail "cannot hold the repository $repo"
 
 # /lib is usr/lib on a merged-/usr root: mkdir and mount follow it.
 mkdir -p /newroot/lib/modules
@@ -102,6 +109,8 @@ mkdir -p /newroot/run/xdpong-vm/out
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /newroot/run/xdpong-vm/out ||
 	fail "cannot mount the output directory (9p tag out)"
 cp /stage2.sh /cmd /env /newroot/run/xdpong-vm/ || fail "cannot copy stage2"
+mkdir -p "/newroot$repo" && mount --move /rw/repo "/newroot$repo" ||
+	fail "cannot put the repository back at $repo"
 
 exec switch_root /newroot /bin/bash /run/xdpong-vm/stage2.sh
 fail "switch_root failed"

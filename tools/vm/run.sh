@@ -259,7 +259,7 @@ show_console()
 
 main()
 {
-	local kdir info pkg ver release accel why ports rc t0 secs tries tailpid
+	local kdir info pkg ver release accel why ports rc t0 secs tries tailpid boot_retried=0
 
 	parse_args "$@"
 	command -v "$QEMU" >/dev/null 2>&1 || die "$QEMU not found: run tools/vm/deps.sh (as root)"
@@ -316,6 +316,17 @@ main()
 		wait "$tailpid" 2>/dev/null
 		# A port taken between the check and QEMU's bind: new ports.
 		if [ "$NICS" -gt 0 ] && [ "$timed_out" = 0 ] && grep -q 'Address already in use' "$TMP/qemu.err"; then
+			continue
+		fi
+		# A guest that died before the command started ran nothing (a
+		# kernel panic in early boot under TCG was seen once in about 40
+		# boots): boot it once more, say so, keep the first console.
+		if [ "$timed_out" = 0 ] && [ "$boot_retried" = 0 ] &&
+			! tr -d '\r' <"$TMP/console.log" | grep -qx XDPONG-VM-START; then
+			boot_retried=1
+			tr -d '\r' <"$TMP/console.log" >"$TMP/out/failed-boot-console.log"
+			echo "vm: the guest died before the command started (QEMU exit $rc); booting it again (its console: failed-boot-console.log in the logs). Last lines:" >&2
+			tail -n 8 "$TMP/out/failed-boot-console.log" | sed 's/^/  | /' >&2
 			continue
 		fi
 		break
