@@ -9,6 +9,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "xdpong.h"
 
 /* uapi macros that vmlinux.h cannot carry */
@@ -34,6 +36,10 @@ const volatile __u64 cfg_rate_tolerance_ns = 0;   /* (BURST - 1) * cost */
 const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
 const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
 const volatile __u8 cfg_never = 0; /* always 0: see carry_maps_own() */
+/* The interface this program serves, for the XDP_TX failure count (an
+ * ifindex is only unique within its network namespace). */
+const volatile __u32 cfg_ifindex = 0;
+const volatile __u32 cfg_netns_ino = 0;
 /*
  * Multi-buffer XDP (5.18: the frags flag, bpf_xdp_load_bytes,
  * bpf_xdp_get_buff_len). The loader clears it where the kernel lacks them
@@ -118,9 +124,18 @@ struct {
 	__type(value, struct xdpong_latency);
 } xdpong_latcarry SEC(".maps");
 
+/* Written by the tracepoint programs at the end of this file. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpong_tx_counters);
+} xdpong_txfail SEC(".maps");
+
 /*
  * Readers find the maps through the attached program's map ids, which
  * list only the maps its instructions name. This names the carry maps
+ * and the XDP_TX failure count
  * behind a branch on frozen rodata that is never taken: the verifier
  * removes it, so it costs nothing per packet.
  */
@@ -131,6 +146,7 @@ static __always_inline void carry_maps_own(void)
 	if (cfg_never) {
 		bpf_map_lookup_elem(&xdpong_carry, &key);
 		bpf_map_lookup_elem(&xdpong_latcarry, &key);
+		bpf_map_lookup_elem(&xdpong_txfail, &key);
 	}
 }
 
@@ -1061,3 +1077,49 @@ int xdpong(struct xdp_md *ctx)
 		return XDP_PASS;
 	return XDP_DROP;
 }
+
+#ifndef XDPONG_NO_TX_WATCH
+/*
+ * XDP_TX is a request: the driver may still fail to send the frame (a
+ * veth whose peer runs no XDP program, a full TX ring). The kernel says
+ * so in two tracepoints, which these count for this interface only. The
+ * loader attaches them next to the XDP program (loader/txwatch.c).
+ * tools/bench/xdpong_cost.bpf.c leaves them out.
+ */
+static __always_inline bool tx_dev_ours(const struct net_device *dev)
+{
+	return cfg_ifindex && BPF_CORE_READ(dev, ifindex) == (int)cfg_ifindex &&
+	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == cfg_netns_ino;
+}
+
+static __always_inline void tx_failed_add(__u64 n)
+{
+	struct xdpong_tx_counters *c;
+	__u32 key = 0;
+
+	c = bpf_map_lookup_elem(&xdpong_txfail, &key);
+	if (c)
+		c->tx_failed += n;
+}
+
+/* Any driver: an XDP_TX it could not even queue (generic XDP, virtio_net,
+ * veth, mlx5 and others call it with the action). */
+SEC("tp_btf/xdp_exception")
+int BPF_PROG(xdpong_tx_exception, const struct net_device *dev, const struct bpf_prog *xdp,
+	     __u32 act)
+{
+	if (act == XDP_TX && tx_dev_ours(dev))
+		tx_failed_add(1);
+	return 0;
+}
+
+/* veth: XDP_TX frames are queued, then handed to the peer in bulk at the
+ * end of the poll; those the peer refused are "drops" here. */
+SEC("tp_btf/xdp_bulk_tx")
+int BPF_PROG(xdpong_tx_bulk, const struct net_device *dev, int sent, int drops, int err)
+{
+	if (drops > 0 && tx_dev_ours(dev))
+		tx_failed_add((__u64)drops);
+	return 0;
+}
+#endif

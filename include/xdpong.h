@@ -84,6 +84,17 @@ struct xdpong_latency {
 	__u64 sample_countdown;
 };
 
+/*
+ * XDP_TX that the driver did not send (map "xdpong_txfail", per CPU):
+ * counted from the kernel's xdp tracepoints for this interface, next to
+ * the reply_* reasons, which count what the program returned. What left
+ * the NIC is the replies minus tx_failed. Not a reason: the packet was
+ * counted once already, as replied.
+ */
+struct xdpong_tx_counters {
+	__u64 tx_failed; /* xdp:xdp_exception (XDP_TX) and xdp:xdp_bulk_tx drops */
+};
+
 /* Keys of the LPM tries "xdpong_addr4" / "xdpong_addr6": network order. */
 struct xdpong_addr4_key {
 	__u32 prefixlen;

@@ -55,8 +55,8 @@ static int open_maps(struct attachment *a)
 			close(fd);
 	}
 	for (int m = 0; m < MAP_COUNT; m++)
-		if (a->map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY)
-			return -ENOENT; /* the carry maps are newer than some builds */
+		if (a->map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY && m != MAP_TXFAIL)
+			return -ENOENT; /* these maps are newer than some builds */
 	return 0;
 }
 
@@ -155,6 +155,7 @@ void attachment_close(struct attachment *a)
 {
 	if (a->skel) {
 		/* load.c's: the skeleton owns the descriptors. */
+		txwatch_stop(a);
 		xdp_program__close(a->prog);
 		xdpong_bpf__destroy(a->skel);
 		a->prog = NULL;

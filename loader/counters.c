@@ -132,6 +132,11 @@ int snapshot_read(const struct attachment *a, struct snapshot *s)
 		ret = read_stats(a->map_fd[MAP_CARRY], s);
 	if (!ret && a->map_fd[MAP_LATCARRY] >= 0)
 		ret = read_latency(a->map_fd[MAP_LATCARRY], s);
+	s->tx_watch = -ENOENT;
+	if (!ret && a->map_fd[MAP_TXFAIL] >= 0) {
+		ret = txwatch_read(a->map_fd[MAP_TXFAIL], &s->tx_failed);
+		s->tx_watch = txwatch_count(a);
+	}
 	return ret;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if_arp.h>
+#include <sys/stat.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -63,6 +64,15 @@ static int foreign_detach(const struct link_info *li, __u32 prog_id)
 				 strerror(-ret));
 	log_note("%s: detached XDP program id %u (--force)", li->name, prog_id);
 	return 0;
+}
+
+/* This process's network namespace, as the kernel numbers it (ns.inum):
+ * an ifindex names an interface only within it. 0 if unknown. */
+static __u32 netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
 }
 
 static __u32 mode_flag(int mode)
@@ -230,8 +240,12 @@ static bool pins_refresh(const struct attachment *lv, __u32 old_stats_id)
 	if (bpffs_ensure() || pins_prepare(lv->li.name, old_stats_id))
 		goto not_pinned;
 	pins_remove(lv->li.name); /* the old program's, or none */
-	if (!pins_create(lv->li.name, lv->map_fd))
+	if (!pins_create(lv->li.name, lv->map_fd)) {
+		if (txwatch_pin(lv))
+			log_note("%s: the XDP_TX failure count is not pinned: it stops when this process exits",
+				 lv->li.name);
 		return true;
+	}
 	pins_remove(lv->li.name);
 not_pinned:
 	log_note("%s: maps not pinned: every xdpong command still finds them through the attached program",
@@ -298,7 +312,10 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
 	lv->skel->rodata->cfg_check_mac = li->type == ARPHRD_ETHER && li->has_mac;
 	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
+	lv->skel->rodata->cfg_ifindex = li->ifindex;
+	lv->skel->rodata->cfg_netns_ino = netns_ino();
 	xdpong_skel_set_frags(lv->skel);
+	xdpong_skel_set_txwatch(lv->skel);
 	if (o->rate_pps) {
 		lv->skel->rodata->cfg_rate_cost_ns = 1000000000ULL / o->rate_pps;
 		lv->skel->rodata->cfg_rate_tolerance_ns =
@@ -357,6 +374,9 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	lv->attached_here = true;
 	if (have_old)
 		takeover_settle(&old, lv, &tk);
+	/* Before the old program's pins (and its links) go: no failure is
+	 * missed, and one in that instant may be counted twice. */
+	txwatch_start(lv);
 	lv->xdp_mode = mode;
 	lv->mode = mode_name(mode);
 	{

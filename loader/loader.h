@@ -4,7 +4,7 @@
  * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c) call
  * into these; these never call a subcommand. Reading order, from the
  * bottom up: log, prefix, opts, netlink, privs, pins, attachment, bss,
- * addrmap, counters, output, prom, load.
+ * addrmap, counters, output, prom, txwatch, load.
  */
 #ifndef XDPONG_LOADER_H
 #define XDPONG_LOADER_H
@@ -144,6 +144,7 @@ enum xdpong_map_id {
 	MAP_RODATA,
 	MAP_CARRY,    /* counts carried over at an upgrade (not in older builds) */
 	MAP_LATCARRY, /* the same for the histogram */
+	MAP_TXFAIL,   /* XDP_TX the driver did not send (txwatch.c) */
 	MAP_COUNT,
 };
 /* Map names in the object, and the file names they are pinned under. */
@@ -188,6 +189,7 @@ struct attachment {
 	struct xdpong_bpf *skel; /* owns prog_fd and map_fd[] */
 	struct xdp_program *prog;
 	bool attached_here;      /* undone by load_down(..., true) */
+	struct bpf_link *tx_link[2]; /* txwatch.c's, when this process made them */
 };
 /*
  * Find xdpong on ifindex through the attached program (works in a fresh
@@ -273,6 +275,11 @@ struct snapshot {
 	__u64 received;
 	__u64 slots[XDPONG_LAT_SLOTS];
 	__u64 lat_sum_ns, lat_count;
+	/* Replies the driver did not send (txwatch.c); tx_watch: live
+	 * tracepoint links counting them (TXWATCH_LINKS: all), or -errno
+	 * (-ENOENT: the attached build has no such count). */
+	__u64 tx_failed;
+	int tx_watch;
 };
 /* reason_names, reason_descs, reason_outcomes, outcome_names: xdpong_names.h */
 /* Sum the counters and histogram over CPUs, by field name (BTF), so a
@@ -329,6 +336,21 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
  * into the new one's carry maps, so no count is lost. Frees t's copies. */
 void takeover_settle(const struct attachment *old, const struct attachment *new,
 		     struct takeover *t);
+
+/* ---- txwatch.c: XDP_TX the driver did not send ---- */
+#define TXWATCH_LINKS 2 /* xdp:xdp_exception, xdp:xdp_bulk_tx */
+/* Attach the tracepoint programs of a's skeleton (after the XDP program).
+ * 0, or -errno (said: xdpong runs on, without the count). */
+int txwatch_start(struct attachment *a);
+/* Close this process's links (pinned ones live on). */
+void txwatch_stop(struct attachment *a);
+/* Pin the links beside the maps, replacing an old program's. 0, -errno. */
+int txwatch_pin(const struct attachment *a);
+void txwatch_unpin(const char *ifname);
+/* How many live links count into a's txfail map; -ENOENT if it has none. */
+int txwatch_count(const struct attachment *a);
+/* The count in a txfail map, summed over CPUs. 0, or -errno. */
+int txwatch_read(int fd, __u64 *tx_failed);
 
 /* ---- load.c: bringing xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,

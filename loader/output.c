@@ -44,6 +44,11 @@ struct json_object *json_stats(const struct attachment *a, const struct snapshot
 	for (int i = 0; i < 3; i++)
 		json_object_object_add(o, outcome_names[i],
 				       json_object_new_uint64(s->outcome[i]));
+	/* Of the replied, those the driver did not send; counted: whether
+	 * anything counts them now (false: the count stands still). */
+	json_object_object_add(o, "tx_failed", json_object_new_uint64(s->tx_failed));
+	json_object_object_add(o, "tx_failed_counted",
+			       json_object_new_boolean(s->tx_watch == TXWATCH_LINKS));
 	reasons = json_object_new_object();
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		json_object_object_add(reasons, reason_names[r],
@@ -70,6 +75,8 @@ struct json_object *json_stats(const struct attachment *a, const struct snapshot
 			json_object_object_add(rates, outcome_names[i],
 					       json_fixed((s->outcome[i] - prev->outcome[i]) / dt,
 							  "%.1f"));
+		json_object_object_add(rates, "tx_failed",
+				       json_fixed((s->tx_failed - prev->tx_failed) / dt, "%.1f"));
 		json_object_object_add(o, "rates", rates);
 	}
 	return o;

@@ -25,6 +25,7 @@ const char *const map_obj_names[MAP_COUNT] = {
 	[MAP_RODATA] = ".rodata",
 	[MAP_CARRY] = "xdpong_carry",
 	[MAP_LATCARRY] = "xdpong_latcarry",
+	[MAP_TXFAIL] = "xdpong_txfail",
 };
 
 const char *const map_pin_names[MAP_COUNT] = {
@@ -38,6 +39,7 @@ const char *const map_pin_names[MAP_COUNT] = {
 	[MAP_RODATA] = "rodata",
 	[MAP_CARRY] = "carry",
 	[MAP_LATCARRY] = "latcarry",
+	[MAP_TXFAIL] = "txfail",
 };
 
 void pin_dir(const char *ifname, char *buf, size_t size)
@@ -77,6 +79,7 @@ int pins_remove(const char *ifname)
 		if (!unlink(path))
 			removed++;
 	}
+	txwatch_unpin(ifname); /* the links die with their last pin */
 	rmdir(dir);
 	rmdir(PIN_ROOT); /* only if empty */
 	return removed;

@@ -13,6 +13,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <bpf/btf.h>
 #include "probe.h"
 
 #ifndef BPF_F_XDP_HAS_FRAGS
@@ -36,6 +37,9 @@ const struct feature_info feature_info[FEAT_COUNT] = {
 			 "5.18" },
 	[FEAT_CMPXCHG] = { "rate_limits", "BPF atomic compare-and-exchange (the rate limits' state)",
 			   "--rate-limit and --global-limit are refused", "5.12" },
+	[FEAT_TXWATCH] = { "tx_failures",
+			   "BPF programs on the xdp tracepoints (the count of replies the driver did not send)",
+			   "tx_failed is not counted", "5.5" },
 };
 
 static bool probed[FEAT_COUNT], have[FEAT_COUNT];
@@ -74,6 +78,49 @@ static bool probe_helper(enum feature f, enum bpf_func_id id, const char *name)
 	return false;
 }
 
+/* A do-nothing BTF-typed program on the tracepoint typedef'd as name. */
+static bool probe_tracepoint(enum feature f, const struct btf *vmlinux, const char *tp)
+{
+	const struct bpf_insn ret0[] = { MOV64_IMM(BPF_REG_0, 0), EXIT() };
+	char name[64];
+	int id, fd;
+
+	snprintf(name, sizeof(name), "btf_trace_%s", tp);
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id < 0) {
+		snprintf(why[f], sizeof(why[f]), "the kernel's BTF has no tracepoint %s", tp);
+		return false;
+	}
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP,
+			    .attach_btf_id = id);
+
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, 2, &opts);
+	}
+	if (fd < 0) {
+		snprintf(why[f], sizeof(why[f]), "the kernel refused a program on the tracepoint %s (%s)",
+			 tp, strerror(errno));
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static bool probe_txwatch(enum feature f)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!vmlinux) {
+		snprintf(why[f], sizeof(why[f]), "cannot read the kernel's BTF: %s", strerror(errno));
+		return false;
+	}
+	ok = probe_tracepoint(f, vmlinux, "xdp_exception") &&
+	     probe_tracepoint(f, vmlinux, "xdp_bulk_tx");
+	btf__free(vmlinux);
+	return ok;
+}
+
 static bool probe(enum feature f)
 {
 	const struct bpf_insn pass[] = { MOV64_IMM(BPF_REG_0, XDP_PASS), EXIT() };
@@ -108,6 +155,8 @@ static bool probe(enum feature f)
 	case FEAT_CMPXCHG:
 		return !try_load(f, cas, sizeof(cas) / sizeof(cas[0]), 0,
 				 "an atomic compare-and-exchange");
+	case FEAT_TXWATCH:
+		return probe_txwatch(f);
 	case FEAT_COUNT:
 		break;
 	}

@@ -17,6 +17,8 @@ enum feature {
 	FEAT_FRAGS,    /* multi-buffer XDP: the frags flag, bpf_xdp_load_bytes
 			* and bpf_xdp_get_buff_len (all three came in 5.18) */
 	FEAT_CMPXCHG,  /* BPF atomic compare-and-exchange (5.12): rate limits */
+	FEAT_TXWATCH,  /* BTF-typed programs on the xdp tracepoints (5.5): the
+			* count of XDP_TX the driver did not send */
 	FEAT_COUNT
 };
 

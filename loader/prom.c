@@ -142,6 +142,19 @@ int prom_print_all(FILE *f, const struct prom_iface *v, int n)
 		}
 	}
 
+	prom_head(f, "xdpong_tx_failed_total", "counter",
+		  "Replies (XDP_TX) the driver did not send, of those counted as replied; replied minus these left the interface.");
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_tx_failed_total", r->v->name);
+		fprintf(f, "} %llu\n", (unsigned long long)r->v->s->tx_failed);
+	}
+	prom_head(f, "xdpong_tx_failed_counted", "gauge",
+		  "1 when the XDP_TX failures are being counted (the xdp tracepoints are attached), 0 when the count stands still.");
+	EACH_UP(rows, n, r) {
+		prom_dev(f, "xdpong_tx_failed_counted", r->v->name);
+		fprintf(f, "} %d\n", r->v->s->tx_watch == TXWATCH_LINKS);
+	}
+
 	/*
 	 * slots[i] holds integer ns in [2^i, 2^(i+1)), so its inclusive upper
 	 * bound is 2^(i+1) - 1 ns; the last slot also takes everything longer.

@@ -55,4 +55,17 @@ static inline void xdpong_skel_set_frags(struct xdpong_bpf *skel)
 				       bpf_program__flags(skel->progs.xdpong) | BPF_F_XDP_HAS_FRAGS);
 }
 
+/*
+ * The count of replies the driver did not send (loader/txwatch.c): its
+ * tracepoint programs are loaded only where the kernel takes them, so
+ * that the XDP program loads everywhere. Between open and load.
+ */
+static inline void xdpong_skel_set_txwatch(struct xdpong_bpf *skel)
+{
+	bool on = feature_have(FEAT_TXWATCH);
+
+	bpf_program__set_autoload(skel->progs.xdpong_tx_exception, on);
+	bpf_program__set_autoload(skel->progs.xdpong_tx_bulk, on);
+}
+
 #endif /* XDPONG_SKEL_H */

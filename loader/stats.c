@@ -54,6 +54,10 @@ static void print_text(const struct attachment *a, const struct snapshot *s,
 	for (int o = 0; o < 3; o++)
 		printf("  %-22s %14llu\n", outcome_names[o],
 		       (unsigned long long)s->outcome[o]);
+	if (s->tx_watch != -ENOENT)
+		printf("  %-22s %14llu  of the replied, not sent by the driver%s\n", "tx_failed",
+		       (unsigned long long)s->tx_failed,
+		       s->tx_watch == TXWATCH_LINKS ? "" : " (not being counted: see xdpong status)");
 	printf("\n  %-22s %14s  %s\n", "reason", "packets", "meaning");
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
 		if (!s->reason[r] && !all_reasons)

@@ -76,10 +76,44 @@ static void owner_text(const struct attachment *a, const struct owner_info *w, b
 	printf("\n");
 }
 
+/* The XDP_TX failure count: how many tracepoint links feed it, and it. */
+struct tx_state {
+	int links; /* TXWATCH_LINKS: counted; -ENOENT: the build has no count */
+	__u64 failed;
+};
+
+static void tx_text(const struct attachment *a, const struct tx_state *tx)
+{
+	if (tx->links == -ENOENT)
+		return;
+	printf("  tx fail: %llu replies not sent by the driver, ", (unsigned long long)tx->failed);
+	if (tx->links == TXWATCH_LINKS)
+		printf("counted (xdp:xdp_exception, xdp:xdp_bulk_tx)\n");
+	else if (!feature_have(FEAT_TXWATCH))
+		printf("NOT counted: %s\n", feature_why(FEAT_TXWATCH));
+	else
+		printf("NOT being counted: %d of the %d tracepoint links live (they are pinned beside the maps, and die with them: pins made inside 'ip netns exec' vanish with it); 'xdpong attach %s' from where the pins stay restores it\n",
+		       tx->links < 0 ? 0 : tx->links, TXWATCH_LINKS, a->li.name);
+}
+
+static struct json_object *tx_json(const struct tx_state *tx)
+{
+	struct json_object *o;
+
+	if (tx->links == -ENOENT)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "counted", json_object_new_boolean(tx->links == TXWATCH_LINKS));
+	add(o, "links", json_object_new_int(tx->links < 0 ? 0 : tx->links));
+	add(o, "tx_failed", json_object_new_uint64(tx->failed));
+	return o;
+}
+
 static struct json_object *status_json(const struct attachment *a,
 				       const struct xdpong_bpf__rodata *ro,
 				       const struct xdpong_bpf__bss *bss, bool pinned,
-				       const struct owner_info *w, bool owned)
+				       const struct owner_info *w, bool owned,
+				       const struct tx_state *tx)
 {
 	struct json_object *o = json_object_new_object(), *maps = json_object_new_object();
 	char dir[256];
@@ -100,6 +134,7 @@ static struct json_object *status_json(const struct attachment *a,
 	add(o, "mac_current",
 	    json_object_new_boolean(!ro->cfg_check_mac || mac_current(a, bss)));
 	add(o, "pin_dir", pinned ? json_object_new_string(dir) : NULL);
+	add(o, "tx_failures", tx_json(tx));
 	for (int m = 0; m < MAP_COUNT; m++)
 		if (a->map_fd[m] >= 0) /* the carry maps are newer than some builds */
 			add(maps, map_pin_names[m], json_object_new_uint64(a->map_id[m]));
@@ -110,7 +145,7 @@ static struct json_object *status_json(const struct attachment *a,
 
 static void status_text(const struct attachment *a, const struct xdpong_bpf__rodata *ro,
 			const struct xdpong_bpf__bss *bss, bool pinned,
-			const struct owner_info *w, bool owned)
+			const struct owner_info *w, bool owned, const struct tx_state *tx)
 {
 	char dir[256];
 
@@ -130,6 +165,7 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 		printf("  pinned:  not visible here (pins made inside 'ip netns exec' vanish with it)\n");
 	printf("  latency: 1 packet in %u timed%s\n", ro->cfg_latency_sample,
 	       ro->cfg_latency_sample ? "" : " (off)");
+	tx_text(a, tx);
 	if (bss->trace_enabled)
 		printf("  trace:   on, %llu events lost (no reader? 'xdpong trace %s --off')\n",
 		       (unsigned long long)bss->trace_lost, a->li.name);
@@ -155,12 +191,15 @@ static struct json_object *status_one(const struct attachment *a, bool json)
 	bool pinned = pins_match(a->li.name, a->map_id[MAP_STATS]);
 	struct owner_info w;
 	bool owned = !owner_query(a->li.ifindex, &w);
+	struct tx_state tx = { .links = txwatch_count(a) };
 
 	rodata_read(a, &ro);
 	map_read_own(a, MAP_BSS, &bss, sizeof(bss));
+	if (tx.links != -ENOENT && txwatch_read(a->map_fd[MAP_TXFAIL], &tx.failed))
+		tx.links = -ENOENT; /* a count this build cannot read */
 	if (json)
-		return status_json(a, &ro, &bss, pinned, &w, owned);
-	status_text(a, &ro, &bss, pinned, &w, owned);
+		return status_json(a, &ro, &bss, pinned, &w, owned, &tx);
+	status_text(a, &ro, &bss, pinned, &w, owned, &tx);
 	return NULL;
 }
 

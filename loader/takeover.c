@@ -41,6 +41,8 @@ struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
 		return skel->maps.xdpong_carry;
 	case MAP_LATCARRY:
 		return skel->maps.xdpong_latcarry;
+	case MAP_TXFAIL:
+		return skel->maps.xdpong_txfail;
 	}
 	return NULL;
 }
@@ -187,6 +189,7 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 			break;
 		case MAP_CARRY:
 		case MAP_LATCARRY:
+		case MAP_TXFAIL:
 			ret = migrate_one(old->map_fd[m], new->map_fd[m], NULL, NULL);
 			break;
 		case MAP_ADDR4:

@@ -78,6 +78,7 @@ int xf_open(struct xf_instance *in, enum pkt_framing framing, bool check_mac,
 	if (!skel)
 		return -errno;
 	xdpong_skel_set_frags(skel);
+	xdpong_skel_set_txwatch(skel);
 	skel->rodata->cfg_framing = framing == PKT_FRAMING_IP ? XDPONG_FRAMING_IP :
 								XDPONG_FRAMING_ETH;
 	skel->rodata->cfg_check_mac = check_mac;

@@ -14,6 +14,7 @@
  * which keeps the first: libbpf then refuses a static program).
  */
 #define XDPONG_PROG_SEC
+#define XDPONG_NO_TX_WATCH
 #define xdpong static __always_inline xdpong_under_test
 #include "../../bpf/xdpong.bpf.c"
 #undef xdpong
