@@ -5,12 +5,14 @@
 #   make vmtest VM_TESTS="netns/"    another selection (tests/run.sh patterns)
 #   make vmcheck                     tools/vm/selftest.sh on each kernel
 #   make vmkernels                   download the kernels (cached)
+#   make trixie-build                build and unit-test with Debian 13's
+#                                    clang 19, libbpf 1.5, libxdp 1.5 (chroot)
 # Logs: build/vm-logs/<kernel>/. See tools/vm/README.md.
 
 VM_KERNELS ?= 5.10 6.1 6.12
 VM_TESTS ?=
 
-.PHONY: vmtest vmcheck vmkernels vmdeps
+.PHONY: vmtest vmcheck vmkernels vmdeps trixie-build
 
 vmdeps:
 	$(Q)tools/vm/deps.sh
@@ -24,3 +26,6 @@ vmtest: vmdeps
 
 vmcheck: vmdeps
 	$(Q)VM_KERNELS="$(VM_KERNELS)" tools/vm/matrix.sh -- tools/vm/selftest.sh
+
+trixie-build:
+	$(Q)tools/vm/trixie-build.sh
