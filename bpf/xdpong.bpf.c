@@ -150,7 +150,6 @@ static __always_inline void carry_maps_own(void)
 	}
 }
 
-#define R(name) XDPONG_R_##name
 
 /*
  * Packet words at any byte offset, as stored. Through memcpy, never a cast
@@ -583,17 +582,17 @@ __noinline __u32 xdpong_rate_check(__u32 family, __u64 src_prefix)
 				goto global;
 			tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
 			if (!tat)
-				return R(drop_rate_limited);
+				return REASON(drop_rate_limited);
 		}
 		if (!gcra_allow(tat, now, cfg_rate_cost_ns,
 				cfg_rate_tolerance_ns))
-			return R(drop_rate_limited);
+			return REASON(drop_rate_limited);
 	}
 global:
 	if (cfg_global_cost_ns &&
 	    !gcra_allow(&global_tat_ns, now, cfg_global_cost_ns,
 			cfg_global_tolerance_ns))
-		return R(drop_global_limited);
+		return REASON(drop_global_limited);
 	return 0;
 }
 
@@ -637,7 +636,7 @@ static __always_inline __u32 check_l2(const struct ethhdr *eth)
 	if (!eth)
 		return 0;
 	if ((eth->h_dest[0] | eth->h_source[0]) & 1)
-		return R(pass_l2_group);
+		return REASON(pass_l2_group);
 	if (cfg_check_mac) {
 		__u64 dst = 0;
 
@@ -645,7 +644,7 @@ static __always_inline __u32 check_l2(const struct ethhdr *eth)
 		__builtin_memcpy((__u8 *)&dst + 4,
 				 __builtin_assume_aligned(eth->h_dest + 4, 2), 2);
 		if (dst != if_mac)
-			return R(pass_l2_other_host);
+			return REASON(pass_l2_other_host);
 	}
 	return 0;
 }
@@ -657,8 +656,8 @@ static __always_inline __u32 check_l2(const struct ethhdr *eth)
  */
 static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
 {
-	return frame_len(ctx) >= need ? R(pass_split_headers) :
-						   R(drop_truncated);
+	return frame_len(ctx) >= need ? REASON(pass_split_headers) :
+						   REASON(drop_truncated);
 }
 
 /*
@@ -702,70 +701,70 @@ static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, struct ethhdr *eth,
 	/* Classify first: what is not ICMP goes to the kernel at once, which
 	 * validates it as it would without xdpong. */
 	if (ip->protocol != XP_PROTO_ICMP)
-		return R(pass_not_icmp);
+		return REASON(pass_not_icmp);
 	reason = check_l2(eth);
 	if (reason)
 		return reason;
 	if (ip->version != 4)
-		return R(drop_bad_version);
+		return REASON(drop_bad_version);
 	if (ip->ihl < 5)
-		return R(drop_bad_ihl);
+		return REASON(drop_bad_ihl);
 	tot = bpf_ntohs(ip->tot_len);
 	if (tot < ip->ihl * 4)
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	if (tot > l3_len) {
 		/* Past the first buffer: in fragments, or past the frame's end. */
 		if (tot > frame_len(ctx) - l3_off)
-			return R(drop_bad_length);
+			return REASON(drop_bad_length);
 		in_frags = true;
 	}
 	if (ip->ihl > 5)
-		return R(pass_ip_options);
+		return REASON(pass_ip_options);
 	if (ip->frag_off & bpf_htons(XP_IP_MF_OFFSET))
-		return R(pass_fragment);
+		return REASON(pass_fragment);
 	/* Before the ICMP checks: ICMP for others is forwarded as it is. */
 	/* 224.0.0.0/4 and 255.255.255.255: echo_ignore_broadcasts is the kernel's call. */
 	if ((((__u8 *)&ip->daddr)[0] & 0xf0) == 0xe0 || ip->daddr == 0xffffffff)
-		return R(pass_dst_group);
+		return REASON(pass_dst_group);
 	own = own_addrs_get();
 	switch (dst4_origin(own, ip->daddr)) {
 	case 0:
-		return R(pass_dst_not_local);
+		return REASON(pass_dst_not_local);
 	case XDPONG_ADDR_BROADCAST: /* a subnet broadcast in a unicast frame */
-		return R(pass_dst_group);
+		return REASON(pass_dst_group);
 	}
 	icmp_len = tot - sizeof(*ip);
 	if (icmp_len < sizeof(*icmp))
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	icmp = (void *)(ip + 1);
 	if ((void *)(icmp + 1) > end)
-		return R(pass_split_headers); /* the frame holds it: tot says so */
+		return REASON(pass_split_headers); /* the frame holds it: tot says so */
 	if (icmp->type != XP_ICMP_ECHO)
-		return R(pass_not_echo);
+		return REASON(pass_not_echo);
 
 	/* An echo request to us: from here on, the work answering it takes. */
 	*t0 = latency_start();
 	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
 	if (csum_fold(sum_words(ip, sizeof(*ip))) != 0xffff)
-		return R(drop_bad_ip_csum);
+		return REASON(drop_bad_ip_csum);
 	/* Martian sources (RFC 1812 5.3.7); the kernel drops these. */
 	s0 = ((__u8 *)&ip->saddr)[0];
 	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 ||
 	    ip->saddr == 0xffffffff)
-		return R(drop_martian_src);
+		return REASON(drop_martian_src);
 	if ((s0 & 0xf0) == 0xf0)
-		return R(pass_src_reserved);
+		return REASON(pass_src_reserved);
 	if (src4_is_own(own, ip->saddr))
-		return R(drop_martian_src);
+		return REASON(drop_martian_src);
 	if (icmp_len > XDPONG_MAX_ICMP_LEN)
-		return R(pass_too_big);
+		return REASON(pass_too_big);
 	payload_sum = sum_message(ctx, icmp + 1, end, l3_off + sizeof(*ip) + sizeof(*icmp),
 				  icmp_len - sizeof(*icmp), in_frags);
 	if (payload_sum < 0)
-		return R(drop_truncated);
+		return REASON(drop_truncated);
 	hdr_sum = sum_words(icmp, sizeof(*icmp));
 	if (csum_fold(payload_sum + hdr_sum) != 0xffff)
-		return R(drop_bad_icmp_csum);
+		return REASON(drop_bad_icmp_csum);
 	reason = rate_check(4, &ip->saddr);
 	if (reason)
 		return reason;
@@ -792,26 +791,7 @@ static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, struct ethhdr *eth,
 	    icmp->un.echo.sequence == 0 && payload_sum == 0)
 		csum = 0xffff;
 	icmp->checksum = csum;
-	return R(reply_echo4);
-}
-
-static __always_inline bool ipv6_is_ext_header(__u8 nexthdr)
-{
-	switch (nexthdr) {
-	case 0:   /* hop-by-hop options */
-	case 43:  /* routing */
-	case 44:  /* fragment */
-	case 50:  /* ESP */
-	case 51:  /* AH */
-	case 60:  /* destination options */
-	case 135: /* mobility */
-	case 139: /* HIP */
-	case 140: /* shim6 */
-	case 253: /* experiments (RFC 3692) */
-	case 254:
-		return true;
-	}
-	return false;
+	return REASON(reply_echo4);
 }
 
 static __always_inline bool ipv6_is_martian_src(const struct in6_addr *a)
@@ -840,43 +820,43 @@ static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, struct ethhdr *eth,
 		return headers_cut(ctx, l3_off + sizeof(*ip6));
 	/* Classify first, as for IPv4. */
 	if (ip6->nexthdr != XP_PROTO_ICMPV6)
-		return ipv6_is_ext_header(ip6->nexthdr) ? R(pass_ipv6_ext) :
-							  R(pass_not_icmp);
+		return xdpong_ipv6_ext_header(ip6->nexthdr) ? REASON(pass_ipv6_ext) :
+							  REASON(pass_not_icmp);
 	reason = check_l2(eth);
 	if (reason)
 		return reason;
 	if (ip6->version != 6)
-		return R(drop_bad_version);
+		return REASON(drop_bad_version);
 	plen = bpf_ntohs(ip6->payload_len);
 	if (sizeof(*ip6) + plen > l3_len) {
 		if (sizeof(*ip6) + plen > frame_len(ctx) - l3_off)
-			return R(drop_bad_length);
+			return REASON(drop_bad_length);
 		in_frags = true;
 	}
 	/* Multicast echo: the kernel answers from a unicast source. */
 	if (ip6->daddr.in6_u.u6_addr8[0] == 0xff)
-		return R(pass_dst_group);
+		return REASON(pass_dst_group);
 	/* Before the ICMPv6 checks: ICMPv6 for others is forwarded as it is. */
 	if (!addr6_is_local(&ip6->daddr))
-		return R(pass_dst_not_local);
+		return REASON(pass_dst_not_local);
 	if (plen < sizeof(*icmp6))
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	icmp6 = (void *)(ip6 + 1);
 	if ((void *)(icmp6 + 1) > end)
-		return R(pass_split_headers); /* the frame holds it: plen says so */
+		return REASON(pass_split_headers); /* the frame holds it: plen says so */
 	if (icmp6->icmp6_type != XP_ICMPV6_ECHO_REQUEST)
-		return R(pass_not_echo);
+		return REASON(pass_not_echo);
 
 	/* An echo request to us: from here on, the work answering it takes. */
 	*t0 = latency_start();
 	if (ipv6_is_martian_src(&ip6->saddr))
-		return R(drop_martian_src);
+		return REASON(drop_martian_src);
 	if (plen > XDPONG_MAX_ICMP_LEN)
-		return R(pass_too_big);
+		return REASON(pass_too_big);
 	payload_sum = sum_message(ctx, icmp6 + 1, end, l3_off + sizeof(*ip6) + sizeof(*icmp6),
 				  plen - sizeof(*icmp6), in_frags);
 	if (payload_sum < 0)
-		return R(drop_truncated);
+		return REASON(drop_truncated);
 	/* RFC 8200 8.1 pseudo-header: addresses, upper-layer length, 58. */
 	sum = payload_sum;
 	sum += sum_words(&ip6->saddr, 32);
@@ -884,7 +864,7 @@ static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, struct ethhdr *eth,
 	sum += bpf_htonl(plen);
 	sum += bpf_htonl(XP_PROTO_ICMPV6);
 	if (csum_fold(sum) != 0xffff)
-		return R(drop_bad_icmp_csum);
+		return REASON(drop_bad_icmp_csum);
 	reason = rate_check(6, &ip6->saddr);
 	if (reason)
 		return reason;
@@ -905,7 +885,7 @@ static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, struct ethhdr *eth,
 	st16(icmp6, new);
 	/* The pseudo-header makes the sum non-zero: no all-zero corner. */
 	icmp6->icmp6_cksum = csum_replace16(icmp6->icmp6_cksum, old, new);
-	return R(reply_echo6);
+	return REASON(reply_echo6);
 }
 
 static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
@@ -934,7 +914,7 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 		reason = handle_ipv6(ctx, eth, sizeof(*eth), (void *)(eth + 1), end,
 				     len - sizeof(*eth), t0);
 	else
-		return R(pass_not_ip);
+		return REASON(pass_not_ip);
 	if (reason < XDPONG_R_FIRST_PASSED)
 		swap_eth(eth);
 	return reason;
@@ -1063,7 +1043,7 @@ int xdpong(struct xdp_md *ctx)
 		 * the verifier refused. */
 		barrier_var(reason);
 		if (reason >= XDPONG_R_MAX)
-			reason = R(drop_truncated);
+			reason = REASON(drop_truncated);
 		counters[reason]++;
 	}
 	if (t0 && reason < XDPONG_R_FIRST_PASSED)

@@ -54,6 +54,8 @@ enum xdpong_reason {
 	XDPONG_R_MAX,
 };
 #undef XDPONG_X_ENUM
+/* A reason by its short name: REASON(reply_echo4) is XDPONG_R_reply_echo4. */
+#define REASON(name) XDPONG_R_##name
 
 /* First reason of each outcome: the list above is in outcome order. */
 #define XDPONG_R_FIRST_PASSED XDPONG_R_pass_not_ip
@@ -94,6 +96,30 @@ struct xdpong_latency {
 struct xdpong_tx_counters {
 	__u64 tx_failed; /* xdp:xdp_exception (XDP_TX) and xdp:xdp_bulk_tx drops */
 };
+
+/*
+ * An IPv6 extension header (IANA's list): an echo request behind one goes
+ * to the kernel (pass_ipv6_ext). The one definition, for the program and
+ * for lib/userpong.c, its user-space mirror.
+ */
+static inline __attribute__((always_inline)) int xdpong_ipv6_ext_header(__u8 nexthdr)
+{
+	switch (nexthdr) {
+	case 0:   /* hop-by-hop options */
+	case 43:  /* routing */
+	case 44:  /* fragment */
+	case 50:  /* ESP */
+	case 51:  /* AH */
+	case 60:  /* destination options */
+	case 135: /* mobility */
+	case 139: /* HIP */
+	case 140: /* shim6 */
+	case 253: /* experiments (RFC 3692) */
+	case 254:
+		return 1;
+	}
+	return 0;
+}
 
 /* Keys of the LPM tries "xdpong_addr4" / "xdpong_addr6": network order. */
 struct xdpong_addr4_key {

@@ -4,7 +4,6 @@
 
 #include "userpong.h"
 
-#define R(name) XDPONG_R_##name
 
 uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 {
@@ -42,10 +41,10 @@ static bool dst_is_ours(const struct up_config *cfg, int family, const uint8_t *
 	case XDPONG_ADDR_OPERATOR:
 		return true;
 	case XDPONG_ADDR_BROADCAST: /* a subnet broadcast in a unicast frame */
-		*why = R(pass_dst_group);
+		*why = REASON(pass_dst_group);
 		return false;
 	}
-	*why = R(pass_dst_not_local);
+	*why = REASON(pass_dst_not_local);
 	return false;
 }
 
@@ -68,51 +67,51 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	uint32_t origin;
 
 	if (len < PKT_IP4_HLEN)
-		return R(drop_truncated);
+		return REASON(drop_truncated);
 	/* In the XDP program's order: the protocol first, then what an
 	 * ICMP message takes, the checksums only for an echo request. */
 	if (ip[9] != PKT_PROTO_ICMP)
-		return R(pass_not_icmp);
+		return REASON(pass_not_icmp);
 	if (ip[0] >> 4 != 4)
-		return R(drop_bad_version);
+		return REASON(drop_bad_version);
 	hl = (size_t)(ip[0] & 15) * 4;
 	if (hl < PKT_IP4_HLEN)
-		return R(drop_bad_ihl);
+		return REASON(drop_bad_ihl);
 	tot = pkt_get_be16(ip + 2);
 	if (tot < hl || tot > len)
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	if (hl > PKT_IP4_HLEN)
-		return R(pass_ip_options);
+		return REASON(pass_ip_options);
 	if (pkt_get_be16(ip + 6) & 0x3fff) /* MF or a fragment offset */
-		return R(pass_fragment);
+		return REASON(pass_fragment);
 	if ((ip[16] & 0xf0) == 0xe0 || !memcmp(ip + 16, all_ones, 4))
-		return R(pass_dst_group);
+		return REASON(pass_dst_group);
 	if (!dst_is_ours(cfg, 4, ip + 16, &r))
 		return r;
 	icmp_len = tot - PKT_IP4_HLEN;
 	if (icmp_len < PKT_ICMP_HLEN)
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	icmp = ip + PKT_IP4_HLEN;
 	if (icmp[0] != PKT_ICMP_ECHO)
-		return R(pass_not_echo);
+		return REASON(pass_not_echo);
 	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
 	if (pkt_csum_fold(pkt_csum_partial(ip, PKT_IP4_HLEN, 0)) != 0xffff)
-		return R(drop_bad_ip_csum);
+		return REASON(drop_bad_ip_csum);
 	/* Martian sources (RFC 1812 5.3.7): 0/8, 127/8, 224/4, broadcast. */
 	s0 = ip[12];
 	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 ||
 	    !memcmp(ip + 12, all_ones, 4))
-		return R(drop_martian_src);
+		return REASON(drop_martian_src);
 	if ((s0 & 0xf0) == 0xf0)
-		return R(pass_src_reserved);
+		return REASON(pass_src_reserved);
 	/* Linux drops its own address (accept_local=0) or a subnet broadcast as source. */
 	origin = up_addr_origin(cfg, 4, ip + 12);
 	if (origin == XDPONG_ADDR_IFACE || origin == XDPONG_ADDR_BROADCAST)
-		return R(drop_martian_src);
+		return REASON(drop_martian_src);
 	if (cfg->max_icmp_len && icmp_len > cfg->max_icmp_len)
-		return R(pass_too_big);
+		return REASON(pass_too_big);
 	if (pkt_csum_fold(pkt_csum_partial(icmp, icmp_len, 0)) != 0xffff)
-		return R(drop_bad_icmp_csum);
+		return REASON(drop_bad_icmp_csum);
 
 	/* RFC 792 echo reply: addresses swapped, type 0, TTL 64, rest kept. */
 	memcpy(tmp, ip + 12, 4);
@@ -128,26 +127,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	if (csum == 0 && all_zero(icmp, 2) && all_zero(icmp + 4, icmp_len - 4))
 		csum = 0xffff;
 	pkt_put_be16(icmp + 2, csum);
-	return R(reply_echo4);
-}
-
-static bool ipv6_is_ext_header(uint8_t nexthdr)
-{
-	switch (nexthdr) {
-	case 0:   /* hop-by-hop options */
-	case 43:  /* routing */
-	case 44:  /* fragment */
-	case 50:  /* ESP */
-	case 51:  /* AH */
-	case 60:  /* destination options */
-	case 135: /* mobility */
-	case 139: /* HIP */
-	case 140: /* shim6 */
-	case 253: /* experiments (RFC 3692) */
-	case 254:
-		return true;
-	}
-	return false;
+	return REASON(reply_echo4);
 }
 
 static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
@@ -159,33 +139,33 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 	uint16_t m;
 
 	if (len < PKT_IP6_HLEN)
-		return R(drop_truncated);
+		return REASON(drop_truncated);
 	/* The next header first, as in the XDP program. */
 	if (ip[6] != PKT_PROTO_ICMPV6)
-		return ipv6_is_ext_header(ip[6]) ? R(pass_ipv6_ext) : R(pass_not_icmp);
+		return xdpong_ipv6_ext_header(ip[6]) ? REASON(pass_ipv6_ext) : REASON(pass_not_icmp);
 	if (ip[0] >> 4 != 6)
-		return R(drop_bad_version);
+		return REASON(drop_bad_version);
 	plen = pkt_get_be16(ip + 4);
 	if (PKT_IP6_HLEN + plen > len)
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	/* Multicast echo: a kernel answers those from a unicast source. */
 	if (dst[0] == 0xff)
-		return R(pass_dst_group);
+		return REASON(pass_dst_group);
 	if (!dst_is_ours(cfg, 6, dst, &r))
 		return r;
 	if (plen < PKT_ICMP_HLEN)
-		return R(drop_bad_length);
+		return REASON(drop_bad_length);
 	icmp = ip + PKT_IP6_HLEN;
 	if (icmp[0] != PKT_ICMPV6_ECHO_REQUEST)
-		return R(pass_not_echo);
+		return REASON(pass_not_echo);
 	/* RFC 4291 2.7, 2.5.2, 2.5.3: multicast, :: and ::1 are no sources. */
 	if (src[0] == 0xff || (all_zero(src, 15) && src[15] <= 1))
-		return R(drop_martian_src);
+		return REASON(drop_martian_src);
 	if (cfg->max_icmp_len && plen > cfg->max_icmp_len)
-		return R(pass_too_big);
+		return REASON(pass_too_big);
 	/* RFC 8200 8.1: the checksum covers a pseudo-header too. */
 	if (pkt_icmp6_sum(ip, icmp, plen) != 0xffff)
-		return R(drop_bad_icmp_csum);
+		return REASON(drop_bad_icmp_csum);
 
 	/* RFC 4443 4.2: swapping the addresses leaves the pseudo-header sum alone. */
 	memcpy(tmp, src, 16);
@@ -196,13 +176,13 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 	icmp[0] = PKT_ICMPV6_ECHO_REPLY;
 	/* The pseudo-header's next header (58) keeps the sum off the zero corner. */
 	pkt_put_be16(icmp + 2, up_csum_update16(pkt_get_be16(icmp + 2), m, pkt_get_be16(icmp)));
-	return R(reply_echo6);
+	return REASON(reply_echo6);
 }
 
 enum xdpong_reason up_answer(const struct up_config *cfg, uint8_t *pkt, size_t len)
 {
 	if (len < 1)
-		return R(drop_truncated);
+		return REASON(drop_truncated);
 	/* IP framing: the version nibble says the family, as in the XDP program. */
 	if (pkt[0] >> 4 == 6)
 		return answer6(cfg, pkt, len);

@@ -6,7 +6,8 @@
 #include <bpf/bpf.h>
 #include "loader.h"
 
-int outcome_of_name(const char *name)
+/* The outcome a reason's name says (reply_*, pass_*, drop_*); -1 if none. */
+static int outcome_of_name(const char *name)
 {
 	static const char *const prefixes[3] = { "reply_", "pass_", "drop_" };
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The loader's shared machinery, a section per file. The subcommands
- * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c) call
- * into these; these never call a subcommand. Reading order, from the
- * bottom up: log, prefix, opts, netlink, privs, pins, attachment, bss,
- * addrmap, counters, output, prom, txwatch, load.
+ * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c,
+ * config.c; main.c dispatches to them) call into these; these never call
+ * a subcommand. Reading order, from the bottom up, as the sections below
+ * (log.h, prefix.h, opts.h and probe.h first): netlink, privs, owner,
+ * layout, pins, attachment, bss, addrmap, counters, output, prom,
+ * takeover, txwatch, load, then the service's: conffile, service, http.
  */
 #ifndef XDPONG_LOADER_H
 #define XDPONG_LOADER_H
@@ -51,9 +53,6 @@ int link_get(const char *name, int ifindex, struct link_info *out);
 int link_get_peer(const struct link_info *veth, struct link_info *peer);
 /* link_get by name, each failure explained on stderr. 0 or -1. */
 int iface_lookup(const char *name, struct link_info *li);
-/* NLMSG_OK for a signed length (left < 0 after a short last message). */
-struct nlmsghdr;
-bool nl_msg_ok(const struct nlmsghdr *nh, int left);
 /* Set in ifa_flags for an IPv4 subnet's broadcast address (IFA_BROADCAST). */
 #define ADDR_CB_BROADCAST (1U << 31)
 /*
@@ -76,8 +75,6 @@ enum monitor_event {
 	EV_OVERRUN = 4,   /* events were lost: resync everything */
 	EV_LINK = 8,      /* ifindex changed (its MAC, perhaps) */
 };
-/* Drain the socket; the events that concern ifindex, as EV_ bits. */
-int monitor_read(int fd, int ifindex);
 /* Drain the socket, calling cb(ifindex, EV_*) for every event (ifindex
  * 0 for EV_OVERRUN). How many messages. */
 int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *arg);
@@ -286,8 +283,6 @@ struct snapshot {
  * program of another build is read right. 0, -EPROTO if its maps cannot
  * be read by name, -errno. */
 int snapshot_read(const struct attachment *a, struct snapshot *s);
-/* The outcome a reason's name says (reply_*, pass_*, drop_*); -1 if none. */
-int outcome_of_name(const char *name);
 double seconds_between(const struct timespec *a, const struct timespec *b);
 
 /* ---- output.c: JSON, through json-c ---- */
@@ -355,9 +350,9 @@ int txwatch_read(int fd, __u64 *tx_failed);
 /* ---- load.c: bringing xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,
  * pin its maps; a holds it. 0 or -1 (error printed, nothing left). */
-int load_up(const char *ifname, const struct opts *o, struct attachment *a);
+int load_up(const char *ifname, const struct opts *o, struct attachment *lv);
 /* Close; with detach, also detach and remove the pins. */
-void load_down(struct attachment *a, bool detach);
+void load_down(struct attachment *lv, bool detach);
 
 /* ---- conffile.c: /etc/xdpong/xdpong.conf ---- */
 #define CONFIG_DEFAULT "/etc/xdpong/xdpong.conf"

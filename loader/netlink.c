@@ -27,7 +27,8 @@ struct nl_req {
 	char attrs[64];
 };
 
-bool nl_msg_ok(const struct nlmsghdr *nh, int left)
+/* NLMSG_OK for a signed length (left < 0 after a short last message). */
+static bool nl_msg_ok(const struct nlmsghdr *nh, int left)
 {
 	return left >= (int)sizeof(*nh) && nh->nlmsg_len >= sizeof(*nh) &&
 	       (long)nh->nlmsg_len <= left;
@@ -438,25 +439,4 @@ int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *a
 		}
 	}
 	return n_msgs;
-}
-
-struct one_iface {
-	int ifindex;
-	int ev;
-};
-
-static void one_cb(int ifindex, int ev, void *arg)
-{
-	struct one_iface *o = arg;
-
-	if (ev == EV_OVERRUN || ifindex == o->ifindex)
-		o->ev |= ev;
-}
-
-int monitor_read(int fd, int ifindex)
-{
-	struct one_iface o = { .ifindex = ifindex };
-
-	monitor_read_all(fd, one_cb, &o);
-	return o.ev;
 }

@@ -4,7 +4,7 @@
  * static, so their files are included here (nothing in them is edited):
  *   loader/netlink.c link_cb  (RTM_NEWLINK -> struct link_info)
  *   loader/netlink.c addr_cb  (RTM_NEWADDR -> the address callback)
- *   loader/netlink.c monitor_read (the events `xdpong run` follows)
+ *   loader/netlink.c monitor_read_all (the events `xdpong run` follows)
  *
  * Input: byte 0 picks the parser (mod 3), byte 1 is the ifindex the loader
  * is interested in, the rest is a buffer of netlink messages as recv()
@@ -384,7 +384,28 @@ static void check_addr(const void *buf, int n, int ifindex, bool others)
 	}
 }
 
-/* ---- monitor_read ---- */
+/* ---- monitor_read_all ---- */
+/* The events monitor_read_all reports about ifindex (and overruns), as EV_ bits. */
+struct one_iface {
+	int ifindex;
+	int ev;
+};
+
+static void one_cb(int ifindex, int ev, void *arg)
+{
+	struct one_iface *o = arg;
+
+	if (ev == EV_OVERRUN || ifindex == o->ifindex)
+		o->ev |= ev;
+}
+
+static int monitor_read(int fd, int ifindex)
+{
+	struct one_iface o = { .ifindex = ifindex };
+
+	monitor_read_all(fd, one_cb, &o);
+	return o.ev;
+}
 
 /*
  * Address messages of ifindex must give EV_ADDRS, its RTM_DELLINK

@@ -6,7 +6,7 @@
  * every output byte and the reply checksums.
  *
  * Adding a case is one line in fixtures[] below (see tests/unit/README):
- *   { "name", INSTANCE, V4(.field = value, ...), R(reason), REPLY|SAME },
+ *   { "name", INSTANCE, V4(.field = value, ...), REASON(reason), REPLY|SAME },
  * V4()/V6()/RAW() start from a valid echo request to one of our addresses;
  * REPLY means the output must equal pkt_reference_reply(), SAME that it
  * must equal the input.
@@ -93,7 +93,6 @@ static char libbpf_last[160]; /* last line of the last verifier log */
 static unsigned int n_passed, n_failed;
 
 /* ---- Reasons, from the X-macro (reason_names, reason_outcomes) ---- */
-#define R(name) XDPONG_R_##name
 
 static int verdict_of(enum xdpong_reason r)
 {
@@ -194,324 +193,324 @@ static const uint8_t tun_version15[] = {
 /* The order does not matter; names must be unique for the failure lines. */
 static const struct fixture fixtures[] = {
 	/* Happy paths and payload sizes (RFC 792, RFC 4443 4.2) */
-	{ "v4 echo, 56-byte payload", ETH, V4(), R(reply_echo4), REPLY },
-	{ "v6 echo, 56-byte payload", ETH, V6(), R(reply_echo6), REPLY },
-	{ "v4 echo, empty payload", ETH, V4(.payload_len = 0), R(reply_echo4), REPLY },
-	{ "v4 echo, 1-byte payload", ETH, V4(.payload_len = 1), R(reply_echo4), REPLY },
-	{ "v4 echo, 3-byte payload", ETH, V4(.payload_len = 3), R(reply_echo4), REPLY },
-	{ "v4 echo, 37-byte payload", ETH, V4(.payload_len = 37), R(reply_echo4), REPLY },
-	{ "v4 echo, 1471-byte payload", ETH, V4(.payload_len = 1471), R(reply_echo4), REPLY },
-	{ "v4 echo, 1500-byte IP packet", ETH, V4(.payload_len = 1472), R(reply_echo4), REPLY },
+	{ "v4 echo, 56-byte payload", ETH, V4(), REASON(reply_echo4), REPLY },
+	{ "v6 echo, 56-byte payload", ETH, V6(), REASON(reply_echo6), REPLY },
+	{ "v4 echo, empty payload", ETH, V4(.payload_len = 0), REASON(reply_echo4), REPLY },
+	{ "v4 echo, 1-byte payload", ETH, V4(.payload_len = 1), REASON(reply_echo4), REPLY },
+	{ "v4 echo, 3-byte payload", ETH, V4(.payload_len = 3), REASON(reply_echo4), REPLY },
+	{ "v4 echo, 37-byte payload", ETH, V4(.payload_len = 37), REASON(reply_echo4), REPLY },
+	{ "v4 echo, 1471-byte payload", ETH, V4(.payload_len = 1471), REASON(reply_echo4), REPLY },
+	{ "v4 echo, 1500-byte IP packet", ETH, V4(.payload_len = 1472), REASON(reply_echo4), REPLY },
 	{ "v4 echo, largest linear test frame", ETH,
-	  V4(.payload_len = XF_MAX_LINEAR_FRAME - 14 - 28), R(reply_echo4), REPLY },
-	{ "v6 echo, empty payload", ETH, V6(.payload_len = 0), R(reply_echo6), REPLY },
-	{ "v6 echo, 1-byte payload", ETH, V6(.payload_len = 1), R(reply_echo6), REPLY },
-	{ "v6 echo, 37-byte payload", ETH, V6(.payload_len = 37), R(reply_echo6), REPLY },
-	{ "v6 echo, 1500-byte IP packet", ETH, V6(.payload_len = 1452), R(reply_echo6), REPLY },
+	  V4(.payload_len = XF_MAX_LINEAR_FRAME - 14 - 28), REASON(reply_echo4), REPLY },
+	{ "v6 echo, empty payload", ETH, V6(.payload_len = 0), REASON(reply_echo6), REPLY },
+	{ "v6 echo, 1-byte payload", ETH, V6(.payload_len = 1), REASON(reply_echo6), REPLY },
+	{ "v6 echo, 37-byte payload", ETH, V6(.payload_len = 37), REASON(reply_echo6), REPLY },
+	{ "v6 echo, 1500-byte IP packet", ETH, V6(.payload_len = 1452), REASON(reply_echo6), REPLY },
 	{ "v6 echo, largest linear test frame", ETH,
-	  V6(.payload_len = XF_MAX_LINEAR_FRAME - 14 - 48), R(reply_echo6), REPLY },
+	  V6(.payload_len = XF_MAX_LINEAR_FRAME - 14 - 48), REASON(reply_echo6), REPLY },
 	{ "v4 echo, random-looking payload", ETH,
 	  V4(PAYLOAD(0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x80, 0x01, 0x7f)),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 
 	/* Checksum corners: an all-zero reply sums to +0 and carries 0xffff */
 	{ "v4 all-zero reply, empty payload", ETH,
-	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), R(reply_echo4), REPLY,
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), REASON(reply_echo4), REPLY,
 	  CSUM(0xffff) },
 	{ "v4 all-zero reply, 32 zero bytes", ETH,
 	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 32, .payload_fill = 0),
-	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	  REASON(reply_echo4), REPLY, CSUM(0xffff) },
 	{ "v4 all-zero reply, 1 zero byte", ETH,
 	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 1, .payload_fill = 0),
-	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	  REASON(reply_echo4), REPLY, CSUM(0xffff) },
 	{ "v4 all-zero reply in a padded 60-byte frame", ETH,
 	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0, .pad_to = 60,
 	     .pad_byte = 0xff),
-	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	  REASON(reply_echo4), REPLY, CSUM(0xffff) },
 	{ "v4 zero id/seq/payload but code 1", ETH,
 	  V4(.icmp_code = 1, .icmp_id = 0, .icmp_seq = 0, .payload_len = 0),
-	  R(reply_echo4), REPLY, CSUM(0xfffe) },
+	  REASON(reply_echo4), REPLY, CSUM(0xfffe) },
 	{ "v4 reply checksum 0x0000 when data is not zero", ETH,
-	  V4(.icmp_id = 0xffff, .icmp_seq = 0, .payload_len = 0), R(reply_echo4),
+	  V4(.icmp_id = 0xffff, .icmp_seq = 0, .payload_len = 0), REASON(reply_echo4),
 	  REPLY, CSUM(0x0000) },
 	{ "v4 request checksum 0x0000", ETH,
-	  V4(.icmp_id = 0, .icmp_seq = 0, PAYLOAD(0xf7, 0xff)), R(reply_echo4),
+	  V4(.icmp_id = 0, .icmp_seq = 0, PAYLOAD(0xf7, 0xff)), REASON(reply_echo4),
 	  REPLY, CSUM(0x0800) },
 	{ "v4 request checksum 0xffff (other zero)", ETH,
 	  V4(.icmp_id = 0, .icmp_seq = 0, PAYLOAD(0xf7, 0xff), .icmp_csum_delta = -1),
-	  R(reply_echo4), REPLY, CSUM(0x0800) },
+	  REASON(reply_echo4), REPLY, CSUM(0x0800) },
 	{ "v6 zero id/seq, empty payload", ETH,
-	  V6(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), R(reply_echo6), REPLY },
+	  V6(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), REASON(reply_echo6), REPLY },
 	{ "v6 zero id/seq, 16 zero bytes", ETH,
 	  V6(.icmp_id = 0, .icmp_seq = 0, .payload_len = 16, .payload_fill = 0),
-	  R(reply_echo6), REPLY },
+	  REASON(reply_echo6), REPLY },
 
 	/* Fields kept or set */
-	{ "v4 echo, code 5 kept", ETH, V4(.icmp_code = 5), R(reply_echo4), REPLY },
-	{ "v4 echo, code 255 kept", ETH, V4(.icmp_code = 255), R(reply_echo4), REPLY },
-	{ "v6 echo, code 7 kept", ETH, V6(.icmp_code = 7), R(reply_echo6), REPLY },
+	{ "v4 echo, code 5 kept", ETH, V4(.icmp_code = 5), REASON(reply_echo4), REPLY },
+	{ "v4 echo, code 255 kept", ETH, V4(.icmp_code = 255), REASON(reply_echo4), REPLY },
+	{ "v6 echo, code 7 kept", ETH, V6(.icmp_code = 7), REASON(reply_echo6), REPLY },
 	{ "v4 TOS, IP id, DF kept", ETH, V4(.tos = 0xb8, .ip_id = 0xbeef),
-	  R(reply_echo4), REPLY },
-	{ "v4 without DF", ETH, V4(.frag = 0), R(reply_echo4), REPLY },
-	{ "v4 TTL 1 becomes 64", ETH, V4(.ttl = 1), R(reply_echo4), REPLY },
-	{ "v4 TTL 255 becomes 64", ETH, V4(.ttl = 255), R(reply_echo4), REPLY },
-	{ "v4 TTL 0 becomes 64", ETH, V4(.ttl = 0), R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
+	{ "v4 without DF", ETH, V4(.frag = 0), REASON(reply_echo4), REPLY },
+	{ "v4 TTL 1 becomes 64", ETH, V4(.ttl = 1), REASON(reply_echo4), REPLY },
+	{ "v4 TTL 255 becomes 64", ETH, V4(.ttl = 255), REASON(reply_echo4), REPLY },
+	{ "v4 TTL 0 becomes 64", ETH, V4(.ttl = 0), REASON(reply_echo4), REPLY },
 	{ "v6 class, flow kept, hop limit 1", ETH,
-	  V6(.tos = 0xb8, .flow = 0xabcde, .ttl = 1), R(reply_echo6), REPLY },
+	  V6(.tos = 0xb8, .flow = 0xabcde, .ttl = 1), REASON(reply_echo6), REPLY },
 	{ "v4 max id and seq", ETH, V4(.icmp_id = 0xffff, .icmp_seq = 0xffff),
-	  R(reply_echo4), REPLY },
-	{ "v4 private source", ETH, V4(.ip4_src = { 10, 1, 2, 3 }), R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
+	{ "v4 private source", ETH, V4(.ip4_src = { 10, 1, 2, 3 }), REASON(reply_echo4), REPLY },
 	{ "v4 source inside the operator /24", ETH,
-	  V4(.ip4_src = { 198, 51, 100, 5 }), R(reply_echo4), REPLY },
+	  V4(.ip4_src = { 198, 51, 100, 5 }), REASON(reply_echo4), REPLY },
 	{ "v6 link-local source", ETH,
-	  V6(.ip6_src = A6(0xfe, 0x80, [15] = 2)), R(reply_echo6), REPLY },
+	  V6(.ip6_src = A6(0xfe, 0x80, [15] = 2)), REASON(reply_echo6), REPLY },
 	{ "v6 v4-mapped source", ETH,
-	  V6(.ip6_src = A6([10] = 0xff, 0xff, 192, 0, 2, 99)), R(reply_echo6), REPLY },
+	  V6(.ip6_src = A6([10] = 0xff, 0xff, 192, 0, 2, 99)), REASON(reply_echo6), REPLY },
 
 	/* Padding after the IP packet: not summed, not in lengths, unchanged */
 	{ "v4 empty payload padded to 60 with 0xa5", ETH,
-	  V4(.payload_len = 0, .pad_to = 60, .pad_byte = 0xa5), R(reply_echo4), REPLY },
+	  V4(.payload_len = 0, .pad_to = 60, .pad_byte = 0xa5), REASON(reply_echo4), REPLY },
 	{ "v4 1-byte payload padded to 60 with 0x5a", ETH,
-	  V4(.payload_len = 1, .pad_to = 60, .pad_byte = 0x5a), R(reply_echo4), REPLY },
+	  V4(.payload_len = 1, .pad_to = 60, .pad_byte = 0x5a), REASON(reply_echo4), REPLY },
 	{ "v4 10-byte payload padded to 60 with 0x01", ETH,
-	  V4(.payload_len = 10, .pad_to = 60, .pad_byte = 0x01), R(reply_echo4), REPLY },
+	  V4(.payload_len = 10, .pad_to = 60, .pad_byte = 0x01), REASON(reply_echo4), REPLY },
 	{ "v4 56-byte payload, 7 trailing bytes", ETH,
-	  V4(.pad_len = 7, .pad_byte = 0xee), R(reply_echo4), REPLY },
+	  V4(.pad_len = 7, .pad_byte = 0xee), REASON(reply_echo4), REPLY },
 	{ "v6 empty payload, 6 padding bytes 0xee", ETH,
-	  V6(.payload_len = 0, .pad_len = 6, .pad_byte = 0xee), R(reply_echo6), REPLY },
+	  V6(.payload_len = 0, .pad_len = 6, .pad_byte = 0xee), REASON(reply_echo6), REPLY },
 	{ "v6 1-byte payload, 11 padding bytes 0x80", ETH,
-	  V6(.payload_len = 1, .pad_len = 11, .pad_byte = 0x80), R(reply_echo6), REPLY },
+	  V6(.payload_len = 1, .pad_len = 11, .pad_byte = 0x80), REASON(reply_echo6), REPLY },
 	{ "v4 total length 16 short: tail not summed", ETH,
-	  V4(.len_delta = -16), R(drop_bad_icmp_csum), SAME },
+	  V4(.len_delta = -16), REASON(drop_bad_icmp_csum), SAME },
 
 	/* Operator prefixes (--addr) */
-	{ "v4 operator /24 host", ETH, V4(.ip4_dst = OPER4), R(reply_echo4), REPLY },
+	{ "v4 operator /24 host", ETH, V4(.ip4_dst = OPER4), REASON(reply_echo4), REPLY },
 	{ "v4 operator /24 first address", ETH,
-	  V4(.ip4_dst = { 198, 51, 100, 0 }), R(reply_echo4), REPLY },
-	{ "v6 operator /64 host", ETH, V6(.ip6_dst = OPER6), R(reply_echo6), REPLY },
+	  V4(.ip4_dst = { 198, 51, 100, 0 }), REASON(reply_echo4), REPLY },
+	{ "v6 operator /64 host", ETH, V6(.ip6_dst = OPER6), REASON(reply_echo6), REPLY },
 	{ "v6 operator /64 last address", ETH,
 	  V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 0, 0xff, 0xff, 0xff,
 			   0xff, 0xff, 0xff, 0xff, 0xff)),
-	  R(reply_echo6), REPLY },
+	  REASON(reply_echo6), REPLY },
 
 	/* drop_truncated: the frame ends inside a header */
-	{ "v4 frame of Ethernet header only", ETH, V4(.truncate = 14), R(drop_truncated), SAME },
-	{ "v4 cut at 20 bytes", ETH, V4(.truncate = 20), R(drop_truncated), SAME },
-	{ "v4 cut at 33 bytes", ETH, V4(.truncate = 33), R(drop_truncated), SAME },
-	{ "v6 frame of Ethernet header only", ETH, V6(.truncate = 14), R(drop_truncated), SAME },
-	{ "v6 cut at 40 bytes", ETH, V6(.truncate = 40), R(drop_truncated), SAME },
-	{ "v6 cut at 53 bytes", ETH, V6(.truncate = 53), R(drop_truncated), SAME },
+	{ "v4 frame of Ethernet header only", ETH, V4(.truncate = 14), REASON(drop_truncated), SAME },
+	{ "v4 cut at 20 bytes", ETH, V4(.truncate = 20), REASON(drop_truncated), SAME },
+	{ "v4 cut at 33 bytes", ETH, V4(.truncate = 33), REASON(drop_truncated), SAME },
+	{ "v6 frame of Ethernet header only", ETH, V6(.truncate = 14), REASON(drop_truncated), SAME },
+	{ "v6 cut at 40 bytes", ETH, V6(.truncate = 40), REASON(drop_truncated), SAME },
+	{ "v6 cut at 53 bytes", ETH, V6(.truncate = 53), REASON(drop_truncated), SAME },
 	/* drop_bad_length: the IP length runs past the frame end */
 	{ "v4 cut at 34 bytes (IP header only)", ETH, V4(.truncate = 34),
-	  R(drop_bad_length), SAME },
-	{ "v4 cut inside the payload", ETH, V4(.truncate = 60), R(drop_bad_length), SAME },
+	  REASON(drop_bad_length), SAME },
+	{ "v4 cut inside the payload", ETH, V4(.truncate = 60), REASON(drop_bad_length), SAME },
 	{ "v6 cut at 54 bytes (IP header only)", ETH, V6(.truncate = 54),
-	  R(drop_bad_length), SAME },
-	{ "v6 cut inside the payload", ETH, V6(.truncate = 100), R(drop_bad_length), SAME },
+	  REASON(drop_bad_length), SAME },
+	{ "v6 cut inside the payload", ETH, V6(.truncate = 100), REASON(drop_bad_length), SAME },
 
 	/* drop_bad_version, drop_bad_ihl, drop_bad_length */
-	{ "v4 ethertype with version 6", ETH, V4(.version = 6), R(drop_bad_version), SAME },
-	{ "v4 ethertype with version 5", ETH, V4(.version = 5), R(drop_bad_version), SAME },
+	{ "v4 ethertype with version 6", ETH, V4(.version = 6), REASON(drop_bad_version), SAME },
+	{ "v4 ethertype with version 5", ETH, V4(.version = 5), REASON(drop_bad_version), SAME },
 	{ "v4 ethertype with version 0", ETH, V4(.version = PKT_NIBBLE_0),
-	  R(drop_bad_version), SAME },
-	{ "v4 ethertype with version 15", ETH, V4(.version = 15), R(drop_bad_version), SAME },
-	{ "v6 ethertype with version 4", ETH, V6(.version = 4), R(drop_bad_version), SAME },
-	{ "v6 ethertype with version 7", ETH, V6(.version = 7), R(drop_bad_version), SAME },
-	{ "v4 IHL 4", ETH, V4(.ihl = 4), R(drop_bad_ihl), SAME },
-	{ "v4 IHL 0", ETH, V4(.ihl = PKT_NIBBLE_0), R(drop_bad_ihl), SAME },
+	  REASON(drop_bad_version), SAME },
+	{ "v4 ethertype with version 15", ETH, V4(.version = 15), REASON(drop_bad_version), SAME },
+	{ "v6 ethertype with version 4", ETH, V6(.version = 4), REASON(drop_bad_version), SAME },
+	{ "v6 ethertype with version 7", ETH, V6(.version = 7), REASON(drop_bad_version), SAME },
+	{ "v4 IHL 4", ETH, V4(.ihl = 4), REASON(drop_bad_ihl), SAME },
+	{ "v4 IHL 0", ETH, V4(.ihl = PKT_NIBBLE_0), REASON(drop_bad_ihl), SAME },
 	{ "v4 total length one beyond the frame", ETH, V4(.len_delta = 1),
-	  R(drop_bad_length), SAME },
-	{ "v4 total length 0xffff", ETH, V4(.len_delta = 0xffff - 84), R(drop_bad_length), SAME },
+	  REASON(drop_bad_length), SAME },
+	{ "v4 total length 0xffff", ETH, V4(.len_delta = 0xffff - 84), REASON(drop_bad_length), SAME },
 	{ "v4 total length 19, below IHL", ETH,
-	  V4(.payload_len = 0, .len_delta = -9, .pad_to = 60), R(drop_bad_length), SAME },
+	  V4(.payload_len = 0, .len_delta = -9, .pad_to = 60), REASON(drop_bad_length), SAME },
 	{ "v4 total length 20, no ICMP header", ETH,
-	  V4(.payload_len = 0, .len_delta = -8, .pad_to = 60), R(drop_bad_length), SAME },
+	  V4(.payload_len = 0, .len_delta = -8, .pad_to = 60), REASON(drop_bad_length), SAME },
 	{ "v4 total length 27, ICMP header cut", ETH,
-	  V4(.payload_len = 0, .len_delta = -1, .pad_to = 60), R(drop_bad_length), SAME },
+	  V4(.payload_len = 0, .len_delta = -1, .pad_to = 60), REASON(drop_bad_length), SAME },
 	{ "v6 payload length one beyond the frame", ETH, V6(.len_delta = 1),
-	  R(drop_bad_length), SAME },
+	  REASON(drop_bad_length), SAME },
 	{ "v6 payload length 7", ETH, V6(.payload_len = 0, .len_delta = -1),
-	  R(drop_bad_length), SAME },
+	  REASON(drop_bad_length), SAME },
 	{ "v6 payload length 0", ETH, V6(.payload_len = 0, .len_delta = -8),
-	  R(drop_bad_length), SAME },
+	  REASON(drop_bad_length), SAME },
 
 	/* Checksums (RFC 1071, RFC 8200 8.1) */
-	{ "v4 header checksum off by one", ETH, V4(.ip_csum_delta = 1), R(drop_bad_ip_csum), SAME },
+	{ "v4 header checksum off by one", ETH, V4(.ip_csum_delta = 1), REASON(drop_bad_ip_csum), SAME },
 	{ "v4 header checksum off by 0x100", ETH, V4(.ip_csum_delta = 0x100),
-	  R(drop_bad_ip_csum), SAME },
+	  REASON(drop_bad_ip_csum), SAME },
 	{ "v4 ICMP checksum off by one", ETH, V4(.icmp_csum_delta = 1),
-	  R(drop_bad_icmp_csum), SAME },
+	  REASON(drop_bad_icmp_csum), SAME },
 	{ "v4 ICMP checksum off, odd payload", ETH,
-	  V4(.payload_len = 37, .icmp_csum_delta = -0x1000), R(drop_bad_icmp_csum), SAME },
+	  V4(.payload_len = 37, .icmp_csum_delta = -0x1000), REASON(drop_bad_icmp_csum), SAME },
 	{ "v4 all-zero request with checksum 0", ETH,
 	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0, .icmp_csum_delta = 0x0801),
-	  R(drop_bad_icmp_csum), SAME },
+	  REASON(drop_bad_icmp_csum), SAME },
 	{ "v6 ICMPv6 checksum off by one", ETH, V6(.icmp_csum_delta = 1),
-	  R(drop_bad_icmp_csum), SAME },
+	  REASON(drop_bad_icmp_csum), SAME },
 	{ "v6 ICMPv6 checksum off, empty payload", ETH,
-	  V6(.payload_len = 0, .icmp_csum_delta = 0x4000), R(drop_bad_icmp_csum), SAME },
+	  V6(.payload_len = 0, .icmp_csum_delta = 0x4000), REASON(drop_bad_icmp_csum), SAME },
 
 	/* drop_martian_src (RFC 1812 5.3.7, RFC 4291 2.5.2/2.5.3/2.7) */
-	{ "v4 source 0.0.0.0", ETH, V4(.ip4_src = { 0, 0, 0, 0 }), R(drop_martian_src), SAME },
-	{ "v4 source 0.1.2.3", ETH, V4(.ip4_src = { 0, 1, 2, 3 }), R(drop_martian_src), SAME },
-	{ "v4 source 127.0.0.1", ETH, V4(.ip4_src = { 127, 0, 0, 1 }), R(drop_martian_src), SAME },
+	{ "v4 source 0.0.0.0", ETH, V4(.ip4_src = { 0, 0, 0, 0 }), REASON(drop_martian_src), SAME },
+	{ "v4 source 0.1.2.3", ETH, V4(.ip4_src = { 0, 1, 2, 3 }), REASON(drop_martian_src), SAME },
+	{ "v4 source 127.0.0.1", ETH, V4(.ip4_src = { 127, 0, 0, 1 }), REASON(drop_martian_src), SAME },
 	{ "v4 source 127.255.255.254", ETH, V4(.ip4_src = { 127, 255, 255, 254 }),
-	  R(drop_martian_src), SAME },
-	{ "v4 source 224.0.0.1", ETH, V4(.ip4_src = { 224, 0, 0, 1 }), R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
+	{ "v4 source 224.0.0.1", ETH, V4(.ip4_src = { 224, 0, 0, 1 }), REASON(drop_martian_src), SAME },
 	{ "v4 source 239.255.255.250", ETH, V4(.ip4_src = { 239, 255, 255, 250 }),
-	  R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
 	{ "v4 source 255.255.255.255", ETH, V4(.ip4_src = { 255, 255, 255, 255 }),
-	  R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
 	{ "v6 source ff02::1", ETH, V6(.ip6_src = A6(0xff, 0x02, [15] = 1)),
-	  R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
 	{ "v6 source ff0e::1", ETH, V6(.ip6_src = A6(0xff, 0x0e, [15] = 1)),
-	  R(drop_martian_src), SAME },
-	{ "v6 source ::", ETH, V6(.ip6_src = A6(0)), R(drop_martian_src), SAME },
-	{ "v6 source ::1", ETH, V6(.ip6_src = A6([15] = 1)), R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
+	{ "v6 source ::", ETH, V6(.ip6_src = A6(0)), REASON(drop_martian_src), SAME },
+	{ "v6 source ::1", ETH, V6(.ip6_src = A6([15] = 1)), REASON(drop_martian_src), SAME },
 	{ "v4 source is our interface address", ETH, V4(.ip4_src = OURS4),
-	  R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
 	{ "v4 source is our address, to the /24", ETH,
-	  V4(.ip4_src = OURS4, .ip4_dst = OPER4), R(drop_martian_src), SAME },
+	  V4(.ip4_src = OURS4, .ip4_dst = OPER4), REASON(drop_martian_src), SAME },
 
 	/* pass_not_ip */
-	{ "ARP request", ETH, RAW(arp_request), R(pass_not_ip), SAME },
-	{ "ARP reply to us", ETH, RAW(arp_reply), R(pass_not_ip), SAME },
-	{ "802.1Q tagged echo", ETH, RAW(vlan_frame), R(pass_not_ip), SAME },
-	{ "LLDP", ETH, RAW(lldp_frame), R(pass_not_ip), SAME },
-	{ "v4 echo under ethertype 0x8137", ETH, V4(.ethertype = 0x8137), R(pass_not_ip), SAME },
+	{ "ARP request", ETH, RAW(arp_request), REASON(pass_not_ip), SAME },
+	{ "ARP reply to us", ETH, RAW(arp_reply), REASON(pass_not_ip), SAME },
+	{ "802.1Q tagged echo", ETH, RAW(vlan_frame), REASON(pass_not_ip), SAME },
+	{ "LLDP", ETH, RAW(lldp_frame), REASON(pass_not_ip), SAME },
+	{ "v4 echo under ethertype 0x8137", ETH, V4(.ethertype = 0x8137), REASON(pass_not_ip), SAME },
 	{ "ethertype only, 14-byte frame", ETH, V4(.ethertype = 0x88b5, .truncate = 14),
-	  R(pass_not_ip), SAME },
+	  REASON(pass_not_ip), SAME },
 
 	/* pass_l2_group, pass_l2_other_host */
-	{ "v4 to broadcast MAC", ETH, V4(.eth_dst = BCAST_MAC), R(pass_l2_group), SAME },
-	{ "v4 to multicast MAC", ETH, V4(.eth_dst = MCAST4_MAC), R(pass_l2_group), SAME },
-	{ "v6 to multicast MAC", ETH, V6(.eth_dst = MCAST6_MAC), R(pass_l2_group), SAME },
-	{ "v4 from multicast MAC", ETH, V4(.eth_src = MCAST4_MAC), R(pass_l2_group), SAME },
-	{ "v6 from broadcast MAC", ETH, V6(.eth_src = BCAST_MAC), R(pass_l2_group), SAME },
+	{ "v4 to broadcast MAC", ETH, V4(.eth_dst = BCAST_MAC), REASON(pass_l2_group), SAME },
+	{ "v4 to multicast MAC", ETH, V4(.eth_dst = MCAST4_MAC), REASON(pass_l2_group), SAME },
+	{ "v6 to multicast MAC", ETH, V6(.eth_dst = MCAST6_MAC), REASON(pass_l2_group), SAME },
+	{ "v4 from multicast MAC", ETH, V4(.eth_src = MCAST4_MAC), REASON(pass_l2_group), SAME },
+	{ "v6 from broadcast MAC", ETH, V6(.eth_src = BCAST_MAC), REASON(pass_l2_group), SAME },
 	{ "v4 group MAC beats bad checksum", ETH,
-	  V4(.eth_dst = BCAST_MAC, .ip_csum_delta = 1), R(pass_l2_group), SAME },
-	{ "v4 to another host's MAC", ETH, V4(.eth_dst = OTHER_MAC), R(pass_l2_other_host), SAME },
-	{ "v6 to another host's MAC", ETH, V6(.eth_dst = OTHER_MAC), R(pass_l2_other_host), SAME },
+	  V4(.eth_dst = BCAST_MAC, .ip_csum_delta = 1), REASON(pass_l2_group), SAME },
+	{ "v4 to another host's MAC", ETH, V4(.eth_dst = OTHER_MAC), REASON(pass_l2_other_host), SAME },
+	{ "v6 to another host's MAC", ETH, V6(.eth_dst = OTHER_MAC), REASON(pass_l2_other_host), SAME },
 	{ "v4 to MAC differing in the last bit", ETH,
-	  V4(.eth_dst = { 0x02, 0, 0, 0, 0, 0x00 }), R(pass_l2_other_host), SAME },
+	  V4(.eth_dst = { 0x02, 0, 0, 0, 0, 0x00 }), REASON(pass_l2_other_host), SAME },
 	{ "v4 to MAC differing in the first byte", ETH,
-	  V4(.eth_dst = { 0x06, 0, 0, 0, 0, 0x01 }), R(pass_l2_other_host), SAME },
+	  V4(.eth_dst = { 0x06, 0, 0, 0, 0, 0x01 }), REASON(pass_l2_other_host), SAME },
 
 	/* pass_ip_options, pass_ipv6_ext */
 	{ "v4 router alert option", ETH,
-	  V4(.opts = BYTES(0x94, 0x04, 0, 0), .opts_len = 4), R(pass_ip_options), SAME },
+	  V4(.opts = BYTES(0x94, 0x04, 0, 0), .opts_len = 4), REASON(pass_ip_options), SAME },
 	{ "v4 four NOP options", ETH,
-	  V4(.opts = BYTES(1, 1, 1, 1), .opts_len = 4), R(pass_ip_options), SAME },
+	  V4(.opts = BYTES(1, 1, 1, 1), .opts_len = 4), REASON(pass_ip_options), SAME },
 	{ "v4 40 bytes of options (IHL 15)", ETH,
 	  V4(.opts = BYTES(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 			   1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 			   1, 0),
 	     .opts_len = 40),
-	  R(pass_ip_options), SAME },
+	  REASON(pass_ip_options), SAME },
 	{ "v6 hop-by-hop header", ETH,
-	  V6(.proto = 0, .opts = EXT_HBH, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	  V6(.proto = 0, .opts = EXT_HBH, .opts_len = 8), REASON(pass_ipv6_ext), SAME },
 	{ "v6 fragment header", ETH,
-	  V6(.proto = 44, .opts = EXT_FRAG, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	  V6(.proto = 44, .opts = EXT_FRAG, .opts_len = 8), REASON(pass_ipv6_ext), SAME },
 	{ "v6 routing header", ETH,
-	  V6(.proto = 43, .opts = EXT_ROUTING, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	  V6(.proto = 43, .opts = EXT_ROUTING, .opts_len = 8), REASON(pass_ipv6_ext), SAME },
 	{ "v6 destination options header", ETH,
-	  V6(.proto = 60, .opts = EXT_DSTOPT, .opts_len = 8), R(pass_ipv6_ext), SAME },
+	  V6(.proto = 60, .opts = EXT_DSTOPT, .opts_len = 8), REASON(pass_ipv6_ext), SAME },
 
 	/* pass_not_icmp */
-	{ "v4 UDP", ETH, V4(.proto = 17), R(pass_not_icmp), SAME },
-	{ "v4 TCP", ETH, V4(.proto = 6), R(pass_not_icmp), SAME },
-	{ "v4 ICMPv6 number in IPv4", ETH, V4(.proto = 58), R(pass_not_icmp), SAME },
-	{ "v6 UDP", ETH, V6(.proto = 17), R(pass_not_icmp), SAME },
-	{ "v6 no next header (59)", ETH, V6(.proto = 59), R(pass_not_icmp), SAME },
-	{ "v6 ICMP (1) instead of ICMPv6", ETH, V6(.proto = 1), R(pass_not_icmp), SAME },
+	{ "v4 UDP", ETH, V4(.proto = 17), REASON(pass_not_icmp), SAME },
+	{ "v4 TCP", ETH, V4(.proto = 6), REASON(pass_not_icmp), SAME },
+	{ "v4 ICMPv6 number in IPv4", ETH, V4(.proto = 58), REASON(pass_not_icmp), SAME },
+	{ "v6 UDP", ETH, V6(.proto = 17), REASON(pass_not_icmp), SAME },
+	{ "v6 no next header (59)", ETH, V6(.proto = 59), REASON(pass_not_icmp), SAME },
+	{ "v6 ICMP (1) instead of ICMPv6", ETH, V6(.proto = 1), REASON(pass_not_icmp), SAME },
 
 	/* pass_fragment (RFC 791: MF or a non-zero offset) */
-	{ "v4 first fragment (MF)", ETH, V4(.frag = 0x2000), R(pass_fragment), SAME },
-	{ "v4 last fragment (offset 1)", ETH, V4(.frag = 0x0001), R(pass_fragment), SAME },
-	{ "v4 DF and MF", ETH, V4(.frag = 0x6000), R(pass_fragment), SAME },
-	{ "v4 largest offset", ETH, V4(.frag = 0x1fff), R(pass_fragment), SAME },
+	{ "v4 first fragment (MF)", ETH, V4(.frag = 0x2000), REASON(pass_fragment), SAME },
+	{ "v4 last fragment (offset 1)", ETH, V4(.frag = 0x0001), REASON(pass_fragment), SAME },
+	{ "v4 DF and MF", ETH, V4(.frag = 0x6000), REASON(pass_fragment), SAME },
+	{ "v4 largest offset", ETH, V4(.frag = 0x1fff), REASON(pass_fragment), SAME },
 	{ "v4 fragment with bad ICMP checksum", ETH,
-	  V4(.frag = 0x2000, .icmp_csum_delta = 3), R(pass_fragment), SAME },
+	  V4(.frag = 0x2000, .icmp_csum_delta = 3), REASON(pass_fragment), SAME },
 
 	/* pass_dst_group */
 	{ "v4 to 255.255.255.255", ETH, V4(.ip4_dst = { 255, 255, 255, 255 }),
-	  R(pass_dst_group), SAME },
-	{ "v4 to 224.0.0.1", ETH, V4(.ip4_dst = { 224, 0, 0, 1 }), R(pass_dst_group), SAME },
-	{ "v4 to 239.1.2.3", ETH, V4(.ip4_dst = { 239, 1, 2, 3 }), R(pass_dst_group), SAME },
-	{ "v6 to ff02::1", ETH, V6(.ip6_dst = A6(0xff, 0x02, [15] = 1)), R(pass_dst_group), SAME },
+	  REASON(pass_dst_group), SAME },
+	{ "v4 to 224.0.0.1", ETH, V4(.ip4_dst = { 224, 0, 0, 1 }), REASON(pass_dst_group), SAME },
+	{ "v4 to 239.1.2.3", ETH, V4(.ip4_dst = { 239, 1, 2, 3 }), REASON(pass_dst_group), SAME },
+	{ "v6 to ff02::1", ETH, V6(.ip6_dst = A6(0xff, 0x02, [15] = 1)), REASON(pass_dst_group), SAME },
 	{ "v6 to solicited-node group", ETH,
-	  V6(.ip6_dst = A6(0xff, 0x02, [11] = 1, 0xff, 0, 0, 1)), R(pass_dst_group), SAME },
+	  V6(.ip6_dst = A6(0xff, 0x02, [11] = 1, 0xff, 0, 0, 1)), REASON(pass_dst_group), SAME },
 	/* Classified by next header first: not ICMPv6, so not looked at further. */
 	{ "v6 to ff05::2 with extension header", ETH,
 	  V6(.ip6_dst = A6(0xff, 0x05, [15] = 2), .proto = 0, .opts = EXT_HBH, .opts_len = 8),
-	  R(pass_ipv6_ext), SAME },
+	  REASON(pass_ipv6_ext), SAME },
 
 	/* pass_dst_not_local */
-	{ "v4 to 192.0.2.2", ETH, V4(.ip4_dst = { 192, 0, 2, 2 }), R(pass_dst_not_local), SAME },
+	{ "v4 to 192.0.2.2", ETH, V4(.ip4_dst = { 192, 0, 2, 2 }), REASON(pass_dst_not_local), SAME },
 	{ "v4 to just past the /24", ETH, V4(.ip4_dst = { 198, 51, 101, 0 }),
-	  R(pass_dst_not_local), SAME },
-	{ "v4 to 0.0.0.0", ETH, V4(.ip4_dst = { 0, 0, 0, 0 }), R(pass_dst_not_local), SAME },
+	  REASON(pass_dst_not_local), SAME },
+	{ "v4 to 0.0.0.0", ETH, V4(.ip4_dst = { 0, 0, 0, 0 }), REASON(pass_dst_not_local), SAME },
 	{ "v4 to a subnet broadcast inside an operator prefix", ETH,
-	  V4(.ip4_dst = { 198, 51, 100, 255 }), R(pass_dst_group), SAME },
+	  V4(.ip4_dst = { 198, 51, 100, 255 }), REASON(pass_dst_group), SAME },
 	{ "v4 from a subnet broadcast address is martian", ETH,
-	  V4(.ip4_src = { 198, 51, 100, 255 }), R(drop_martian_src), SAME },
+	  V4(.ip4_src = { 198, 51, 100, 255 }), REASON(drop_martian_src), SAME },
 	{ "v6 to 2001:db8::2", ETH, V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, [15] = 2)),
-	  R(pass_dst_not_local), SAME },
+	  REASON(pass_dst_not_local), SAME },
 	{ "v6 to just past the /64", ETH,
 	  V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 1, [15] = 1)),
-	  R(pass_dst_not_local), SAME },
+	  REASON(pass_dst_not_local), SAME },
 	{ "v4 not ours with bad ICMP checksum", ETH,
-	  V4(.ip4_dst = { 192, 0, 2, 2 }, .icmp_csum_delta = 1), R(pass_dst_not_local), SAME },
+	  V4(.ip4_dst = { 192, 0, 2, 2 }, .icmp_csum_delta = 1), REASON(pass_dst_not_local), SAME },
 
 	/* pass_not_echo */
-	{ "v4 echo reply", ETH, V4(.icmp_type = 0), R(pass_not_echo), SAME },
+	{ "v4 echo reply", ETH, V4(.icmp_type = 0), REASON(pass_not_echo), SAME },
 	{ "v4 destination unreachable", ETH, V4(.icmp_type = 3, .icmp_code = 1),
-	  R(pass_not_echo), SAME },
-	{ "v4 timestamp request", ETH, V4(.icmp_type = 13), R(pass_not_echo), SAME },
-	{ "v6 echo reply", ETH, V6(.icmp_type = 129), R(pass_not_echo), SAME },
+	  REASON(pass_not_echo), SAME },
+	{ "v4 timestamp request", ETH, V4(.icmp_type = 13), REASON(pass_not_echo), SAME },
+	{ "v6 echo reply", ETH, V6(.icmp_type = 129), REASON(pass_not_echo), SAME },
 	{ "v6 neighbour solicitation", ETH, V6(.icmp_type = 135, .ttl = 255),
-	  R(pass_not_echo), SAME },
+	  REASON(pass_not_echo), SAME },
 	{ "v6 neighbour advertisement", ETH, V6(.icmp_type = 136, .ttl = 255),
-	  R(pass_not_echo), SAME },
-	{ "v6 destination unreachable", ETH, V6(.icmp_type = 1), R(pass_not_echo), SAME },
-	{ "v6 ICMPv4 echo type 8", ETH, V6(.icmp_type = 8), R(pass_not_echo), SAME },
+	  REASON(pass_not_echo), SAME },
+	{ "v6 destination unreachable", ETH, V6(.icmp_type = 1), REASON(pass_not_echo), SAME },
+	{ "v6 ICMPv4 echo type 8", ETH, V6(.icmp_type = 8), REASON(pass_not_echo), SAME },
 
 	/* pass_src_reserved */
-	{ "v4 source 240.0.0.1", ETH, V4(.ip4_src = { 240, 0, 0, 1 }), R(pass_src_reserved), SAME },
+	{ "v4 source 240.0.0.1", ETH, V4(.ip4_src = { 240, 0, 0, 1 }), REASON(pass_src_reserved), SAME },
 	{ "v4 source 254.255.255.255", ETH, V4(.ip4_src = { 254, 255, 255, 255 }),
-	  R(pass_src_reserved), SAME },
+	  REASON(pass_src_reserved), SAME },
 
 	/* cfg_check_mac=0 (and latency sampling off) */
 	{ "nomac: v4 to another host's MAC", NOMAC, V4(.eth_dst = OTHER_MAC),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 	{ "nomac: v6 to another host's MAC", NOMAC, V6(.eth_dst = OTHER_MAC),
-	  R(reply_echo6), REPLY },
-	{ "nomac: v4 to broadcast MAC", NOMAC, V4(.eth_dst = BCAST_MAC), R(pass_l2_group), SAME },
+	  REASON(reply_echo6), REPLY },
+	{ "nomac: v4 to broadcast MAC", NOMAC, V4(.eth_dst = BCAST_MAC), REASON(pass_l2_group), SAME },
 
 	/* TUN framing: the IP header is byte 0, the version nibble picks the family */
-	{ "tun: v4 echo", TUN, V4(), R(reply_echo4), REPLY },
-	{ "tun: v6 echo", TUN, V6(), R(reply_echo6), REPLY },
+	{ "tun: v4 echo", TUN, V4(), REASON(reply_echo4), REPLY },
+	{ "tun: v6 echo", TUN, V6(), REASON(reply_echo6), REPLY },
 	{ "tun: v4 all-zero reply", TUN,
-	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), R(reply_echo4), REPLY, CSUM(0xffff) },
-	{ "tun: v4 1-byte payload", TUN, V4(.payload_len = 1), R(reply_echo4), REPLY },
-	{ "tun: v6 1-byte payload", TUN, V6(.payload_len = 1), R(reply_echo6), REPLY },
-	{ "tun: v4 1500-byte packet", TUN, V4(.payload_len = 1472), R(reply_echo4), REPLY },
-	{ "tun: v6 operator prefix", TUN, V6(.ip6_dst = OPER6), R(reply_echo6), REPLY },
+	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 0), REASON(reply_echo4), REPLY, CSUM(0xffff) },
+	{ "tun: v4 1-byte payload", TUN, V4(.payload_len = 1), REASON(reply_echo4), REPLY },
+	{ "tun: v6 1-byte payload", TUN, V6(.payload_len = 1), REASON(reply_echo6), REPLY },
+	{ "tun: v4 1500-byte packet", TUN, V4(.payload_len = 1472), REASON(reply_echo4), REPLY },
+	{ "tun: v6 operator prefix", TUN, V6(.ip6_dst = OPER6), REASON(reply_echo6), REPLY },
 	{ "tun: v4 with trailing bytes", TUN, V4(.pad_len = 5, .pad_byte = 0x77),
-	  R(reply_echo4), REPLY },
-	{ "tun: version 5", TUN, RAW(tun_version5), R(drop_bad_version), SAME },
-	{ "tun: version 0", TUN, RAW(tun_version0), R(drop_bad_version), SAME },
-	{ "tun: version 15", TUN, RAW(tun_version15), R(drop_bad_version), SAME },
-	{ "tun: v4 cut at 14 bytes", TUN, V4(.truncate = 14), R(drop_truncated), SAME },
-	{ "tun: v4 cut at 19 bytes", TUN, V4(.truncate = 19), R(drop_truncated), SAME },
-	{ "tun: v6 cut at 39 bytes", TUN, V6(.truncate = 39), R(drop_truncated), SAME },
-	{ "tun: v4 bad header checksum", TUN, V4(.ip_csum_delta = 1), R(drop_bad_ip_csum), SAME },
-	{ "tun: v6 bad checksum", TUN, V6(.icmp_csum_delta = 1), R(drop_bad_icmp_csum), SAME },
+	  REASON(reply_echo4), REPLY },
+	{ "tun: version 5", TUN, RAW(tun_version5), REASON(drop_bad_version), SAME },
+	{ "tun: version 0", TUN, RAW(tun_version0), REASON(drop_bad_version), SAME },
+	{ "tun: version 15", TUN, RAW(tun_version15), REASON(drop_bad_version), SAME },
+	{ "tun: v4 cut at 14 bytes", TUN, V4(.truncate = 14), REASON(drop_truncated), SAME },
+	{ "tun: v4 cut at 19 bytes", TUN, V4(.truncate = 19), REASON(drop_truncated), SAME },
+	{ "tun: v6 cut at 39 bytes", TUN, V6(.truncate = 39), REASON(drop_truncated), SAME },
+	{ "tun: v4 bad header checksum", TUN, V4(.ip_csum_delta = 1), REASON(drop_bad_ip_csum), SAME },
+	{ "tun: v6 bad checksum", TUN, V6(.icmp_csum_delta = 1), REASON(drop_bad_icmp_csum), SAME },
 	{ "tun: v4 source 127.0.0.1", TUN, V4(.ip4_src = { 127, 0, 0, 1 }),
-	  R(drop_martian_src), SAME },
+	  REASON(drop_martian_src), SAME },
 	{ "tun: v6 not ours", TUN, V6(.ip6_dst = A6(0x20, 0x01, 0x0d, 0xb8, [15] = 2)),
-	  R(pass_dst_not_local), SAME },
-	{ "tun: v4 UDP", TUN, V4(.proto = 17), R(pass_not_icmp), SAME },
+	  REASON(pass_dst_not_local), SAME },
+	{ "tun: v4 UDP", TUN, V4(.proto = 17), REASON(pass_not_icmp), SAME },
 
 	/*
 	 * Multi-buffer frames (xdp.frags): a test run keeps the first
@@ -519,49 +518,49 @@ static const struct fixture fixtures[] = {
 	 * fragments, as a driver does with a jumbo frame.
 	 */
 	{ "frags: v4 echo, one byte past the first buffer", ETH,
-	  V4(.payload_len = XF_MAX_LINEAR_FRAME + 1 - 14 - 28), R(reply_echo4), REPLY },
-	{ "frags: v4 echo, 4000-byte payload", ETH, V4(.payload_len = 4000), R(reply_echo4), REPLY },
+	  V4(.payload_len = XF_MAX_LINEAR_FRAME + 1 - 14 - 28), REASON(reply_echo4), REPLY },
+	{ "frags: v4 echo, 4000-byte payload", ETH, V4(.payload_len = 4000), REASON(reply_echo4), REPLY },
 	{ "frags: v4 echo, 8000-byte ping (MTU 9000)", ETH, V4(.payload_len = 8000),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 	{ "frags: v4 echo, 9000-byte IP packet", ETH, V4(.payload_len = 9000 - 28),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 	{ "frags: v4 echo, odd payload across two fragments", ETH, V4(.payload_len = 8191),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 	{ "frags: v4 echo, longest ICMP message answered", ETH,
-	  V4(.payload_len = XDPONG_MAX_ICMP_LEN - 8), R(reply_echo4), REPLY },
+	  V4(.payload_len = XDPONG_MAX_ICMP_LEN - 8), REASON(reply_echo4), REPLY },
 	{ "frags: v4 echo, one byte longer", ETH,
-	  V4(.payload_len = XDPONG_MAX_ICMP_LEN - 7), R(pass_too_big), SAME },
+	  V4(.payload_len = XDPONG_MAX_ICMP_LEN - 7), REASON(pass_too_big), SAME },
 	{ "frags: v4 all-zero reply", ETH,
 	  V4(.icmp_id = 0, .icmp_seq = 0, .payload_len = 6000, .payload_fill = 0),
-	  R(reply_echo4), REPLY, CSUM(0xffff) },
+	  REASON(reply_echo4), REPLY, CSUM(0xffff) },
 	{ "frags: v4 random-looking payload, padding in the fragment", ETH,
 	  V4(.payload_len = 5001, .payload_fill = 0xa7, .pad_len = 13, .pad_byte = 0xee),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 	{ "frags: v4 bad ICMP checksum", ETH, V4(.payload_len = 8000, .icmp_csum_delta = 1),
-	  R(drop_bad_icmp_csum), SAME },
+	  REASON(drop_bad_icmp_csum), SAME },
 	{ "frags: v4 total length past the last fragment", ETH,
-	  V4(.payload_len = 8000, .len_delta = 1), R(drop_bad_length), SAME },
+	  V4(.payload_len = 8000, .len_delta = 1), REASON(drop_bad_length), SAME },
 	{ "frags: v4 total length short: fragment tail not summed", ETH,
-	  V4(.payload_len = 8000, .len_delta = -4000), R(drop_bad_icmp_csum), SAME },
-	{ "frags: v4 UDP", ETH, V4(.proto = 17, .payload_len = 8000), R(pass_not_icmp), SAME },
+	  V4(.payload_len = 8000, .len_delta = -4000), REASON(drop_bad_icmp_csum), SAME },
+	{ "frags: v4 UDP", ETH, V4(.proto = 17, .payload_len = 8000), REASON(pass_not_icmp), SAME },
 	{ "frags: v4 IP fragment", ETH, V4(.frag = 0x2000, .payload_len = 8000),
-	  R(pass_fragment), SAME },
+	  REASON(pass_fragment), SAME },
 	{ "frags: v4 not ours", ETH, V4(.ip4_dst = { 192, 0, 2, 2 }, .payload_len = 8000),
-	  R(pass_dst_not_local), SAME },
-	{ "frags: v6 echo, 8000-byte ping", ETH, V6(.payload_len = 8000), R(reply_echo6), REPLY },
-	{ "frags: v6 echo, odd payload", ETH, V6(.payload_len = 7777), R(reply_echo6), REPLY },
+	  REASON(pass_dst_not_local), SAME },
+	{ "frags: v6 echo, 8000-byte ping", ETH, V6(.payload_len = 8000), REASON(reply_echo6), REPLY },
+	{ "frags: v6 echo, odd payload", ETH, V6(.payload_len = 7777), REASON(reply_echo6), REPLY },
 	{ "frags: v6 echo, longest ICMPv6 message answered", ETH,
-	  V6(.payload_len = XDPONG_MAX_ICMP_LEN - 8), R(reply_echo6), REPLY },
+	  V6(.payload_len = XDPONG_MAX_ICMP_LEN - 8), REASON(reply_echo6), REPLY },
 	{ "frags: v6 echo, one byte longer", ETH,
-	  V6(.payload_len = XDPONG_MAX_ICMP_LEN - 7), R(pass_too_big), SAME },
+	  V6(.payload_len = XDPONG_MAX_ICMP_LEN - 7), REASON(pass_too_big), SAME },
 	{ "frags: v6 bad checksum", ETH, V6(.payload_len = 8000, .icmp_csum_delta = 1),
-	  R(drop_bad_icmp_csum), SAME },
+	  REASON(drop_bad_icmp_csum), SAME },
 	{ "frags: v6 payload length past the last fragment", ETH,
-	  V6(.payload_len = 8000, .len_delta = 1), R(drop_bad_length), SAME },
-	{ "frags: tun: v4 8000-byte ping", TUN, V4(.payload_len = 8000), R(reply_echo4), REPLY },
-	{ "frags: tun: v6 8000-byte ping", TUN, V6(.payload_len = 8000), R(reply_echo6), REPLY },
+	  V6(.payload_len = 8000, .len_delta = 1), REASON(drop_bad_length), SAME },
+	{ "frags: tun: v4 8000-byte ping", TUN, V4(.payload_len = 8000), REASON(reply_echo4), REPLY },
+	{ "frags: tun: v6 8000-byte ping", TUN, V6(.payload_len = 8000), REASON(reply_echo6), REPLY },
 	{ "frags: nomac: v4 8000-byte ping", NOMAC, V4(.payload_len = 8000),
-	  R(reply_echo4), REPLY },
+	  REASON(reply_echo4), REPLY },
 };
 
 /* ---- Map reads ---- */
@@ -647,7 +646,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 	enum pkt_ref_verdict rv;
 	const char *why = "";
 	bool reply = reason_outcomes[want] == XDPONG_REPLIED;
-	bool limited = want == R(drop_rate_limited) || want == R(drop_global_limited);
+	bool limited = want == REASON(drop_rate_limited) || want == REASON(drop_global_limited);
 	int err;
 
 	if (in_len > XF_MAX_LINEAR_FRAME && case_needs(FEAT_FRAGS))
@@ -804,7 +803,7 @@ static void sweep_frags(enum inst i, int family)
 				 insts[i].name, family, len);
 			case_begin();
 			run_frame(name, i, frame, len,
-				  family == 4 ? R(reply_echo4) : R(reply_echo6), 0);
+				  family == 4 ? REASON(reply_echo4) : REASON(reply_echo6), 0);
 			case_end(name);
 		}
 	}
@@ -832,7 +831,7 @@ static void sweep_truncation(enum inst i, int family)
 			 insts[i].name, family, cut, full);
 		case_begin();
 		run_frame(name, i, frame, cut,
-			  cut < hdr ? R(drop_truncated) : R(drop_bad_length), 0);
+			  cut < hdr ? REASON(drop_truncated) : REASON(drop_bad_length), 0);
 		case_end(name);
 	}
 }
@@ -856,7 +855,7 @@ static void sweep_payload(enum inst i, int family, size_t pad_to)
 			 family, n, pad_to ? " padded" : "");
 		case_begin();
 		run_frame(name, i, frame, len,
-			  family == 4 ? R(reply_echo4) : R(reply_echo6), 0);
+			  family == 4 ? REASON(reply_echo4) : REASON(reply_echo6), 0);
 		case_end(name);
 	}
 }
@@ -912,32 +911,32 @@ static void test_rate_limits(enum inst rate, enum inst global)
 
 	for (int n = 1; n <= RATE_BURST; n++) {
 		snprintf(name, sizeof(name), "v4 source A request %d of burst", n);
-		rate_case(rate, name, 4, a, R(reply_echo4));
+		rate_case(rate, name, 4, a, REASON(reply_echo4));
 	}
-	rate_case(rate, "v4 source A over the burst", 4, a, R(drop_rate_limited));
-	rate_case(rate, "v4 source A still over", 4, a, R(drop_rate_limited));
-	rate_case(rate, "v4 source B has its own bucket", 4, b, R(reply_echo4));
+	rate_case(rate, "v4 source A over the burst", 4, a, REASON(drop_rate_limited));
+	rate_case(rate, "v4 source A still over", 4, a, REASON(drop_rate_limited));
+	rate_case(rate, "v4 source B has its own bucket", 4, b, REASON(reply_echo4));
 	for (int n = 1; n <= RATE_BURST; n++) {
 		snprintf(name, sizeof(name), "v6 source A request %d of burst", n);
-		rate_case(rate, name, 6, a6, R(reply_echo6));
+		rate_case(rate, name, 6, a6, REASON(reply_echo6));
 	}
 	rate_case(rate, "v6 same /64 shares the bucket", 6, a6_same64,
-		  R(drop_rate_limited));
+		  REASON(drop_rate_limited));
 	rate_case(rate, "v6 next /64 has its own bucket", 6, a6_next64,
-		  R(reply_echo6));
-	rate_case(rate, "v4 source B in burst after A's drops", 4, b, R(reply_echo4));
+		  REASON(reply_echo6));
+	rate_case(rate, "v4 source B in burst after A's drops", 4, b, REASON(reply_echo4));
 
-	rate_case(global, "v4 source A", 4, a, R(reply_echo4));
-	rate_case(global, "v4 source B", 4, b, R(reply_echo4));
-	rate_case(global, "v6 source A", 6, a6, R(reply_echo6));
+	rate_case(global, "v4 source A", 4, a, REASON(reply_echo4));
+	rate_case(global, "v4 source B", 4, b, REASON(reply_echo4));
+	rate_case(global, "v6 source A", 6, a6, REASON(reply_echo6));
 	rate_case(global, "v4 source C over the global burst", 4, c,
-		  R(drop_global_limited));
+		  REASON(drop_global_limited));
 	rate_case(global, "v6 source over the global burst", 6, a6_next64,
-		  R(drop_global_limited));
+		  REASON(drop_global_limited));
 
 	sleep_ms((long)(RATE_COST_NS / 1000000) + 60);
-	rate_case(rate, "v4 source A after one interval", 4, a, R(reply_echo4));
-	rate_case(global, "v4 source D after one interval", 4, d, R(reply_echo4));
+	rate_case(rate, "v4 source A after one interval", 4, a, REASON(reply_echo4));
+	rate_case(global, "v4 source D after one interval", 4, d, REASON(reply_echo4));
 }
 
 /* The X-macro is in outcome order, matching XDPONG_R_FIRST_PASSED/DROPPED. */
@@ -991,7 +990,7 @@ static void test_reasons_covered(const __u64 start[N_INST][XDPONG_R_MAX])
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
 		/* Needs headers split across buffers: a test run keeps the
 		 * first 3520 bytes linear, so only a real NIC can do that. */
-		if (r == R(pass_split_headers) || reason_unseen_ok[r])
+		if (r == REASON(pass_split_headers) || reason_unseen_ok[r])
 			continue;
 		if (!total[r])
 			fail(name, "no fixture gives %s", reason_names[r]);
@@ -1125,9 +1124,9 @@ int main(int argc, char **argv)
 	test_rate_limits(RATE, GLOBAL);
 	test_rate_limits(RATE_TUN, GLOBAL_TUN);
 	/* Reasons only skipped cases reach. */
-	reason_unseen_ok[R(drop_rate_limited)] = !feature_have(FEAT_CMPXCHG);
-	reason_unseen_ok[R(drop_global_limited)] = !feature_have(FEAT_CMPXCHG);
-	reason_unseen_ok[R(pass_too_big)] = !feature_have(FEAT_FRAGS);
+	reason_unseen_ok[REASON(drop_rate_limited)] = !feature_have(FEAT_CMPXCHG);
+	reason_unseen_ok[REASON(drop_global_limited)] = !feature_have(FEAT_CMPXCHG);
+	reason_unseen_ok[REASON(pass_too_big)] = !feature_have(FEAT_FRAGS);
 	test_reasons_covered((const __u64(*)[XDPONG_R_MAX])start);
 
 	for (int f = 0; f < FEAT_COUNT; f++)
