@@ -26,7 +26,7 @@ $(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/fuzz_xdpong.o: tests/fuzz/fuzz_xdpong.c $(TESTS_HDRS) | $(BUILD)/tests
+$(BUILD)/tests/fuzz_xdpong.o: tests/fuzz-program/fuzz_xdpong.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -pthread -c $< -o $@
 

@@ -123,7 +123,7 @@ static void usage(FILE *f)
 		"                           same frames (--frames N random ones too)\n"
 		"  -v                       more output\n"
 		"\n"
-		"Example (tests/tuntap/test_xdp_tap.sh does this):\n"
+		"Example (tests/tuntap/xdp_tap.sh does this):\n"
 		"  tuntap_echo --tap tap0 --local4 192.0.2.1 --local6 2001:db8::1 \\\n"
 		"      --setup 'ip addr add 192.0.2.1/24 dev $TT_DEV && ...' --verify '...'\n");
 }

@@ -74,7 +74,7 @@ for kind in tap tun; do
 	xdpt_kernel_echo_ignore "$ns" 1
 	xdpt_run --ns "$ns" "$TUNTAP_ECHO" "--$kind" "r$kind$XDPT_ID" \
 		--local4 192.0.2.1 --local6 2001:db8::1 --rtt "$RTT_COUNT" \
-		--setup "$(printf '%q %q __setup' "$HERE/test_xdp_tun.sh" "$kind")"
+		--setup "$(printf '%q %q __setup' "$HERE/xdp_tun.sh" "$kind")"
 	[ "$XDPT_RC" -eq 0 ] || {
 		_xdpt_show_run
 		xdpt_fail "tuntap_echo --$kind --rtt: not every request answered"
@@ -97,13 +97,13 @@ ip -n "$NS_STACK" addr add 10.78.0.1/24 dev "rs$XDPT_ID"
 ip -n "$NS_STACK" link set "rs$XDPT_ID" up
 ping_row "$NS_STACK" 10.78.0.2 "tun-stack (user space, TUN)" "ping"
 
-# The FIFO helper with the scripted processor of test_fifo_helper.sh.
+# The FIFO helper with the scripted processor of fifo_helper.sh.
 xdpt_ns_new NS_FIFO fifo
 ip netns exec "$NS_FIFO" timeout -k 5 150 "$TUN_HELPER" --fifo "$XDPT_TMP/fifo" \
 	--tun "rf$XDPT_ID" --addr 10.77.0.1/24 --timeout 200 2>"$XDPT_TMP/helper.log" &
 XDPT_FAIL_LOGS="$XDPT_TMP/helper.log"
 xdpt_wait 5 test -p "$XDPT_TMP/fifo/resp" || xdpt_fail "tun-helper made no FIFOs"
-ip netns exec "$NS_FIFO" timeout -k 5 140 bash "$HERE/test_fifo_helper.sh" \
+ip netns exec "$NS_FIFO" timeout -k 5 140 bash "$HERE/fifo_helper.sh" \
 	__processor "$XDPT_TMP/fifo" "$XDPT_TMP" &
 XDPT_FAIL_LOGS+=" $XDPT_TMP/processor.log"
 ping_row "$NS_FIFO" 10.77.0.2 "FIFO helper + scripted processor" \

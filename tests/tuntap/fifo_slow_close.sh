@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# test_fifo_helper.sh again, with every close() of tun-helper delayed by
+# fifo_helper.sh again, with every close() of tun-helper delayed by
 # 30 ms (strace fault injection). That widens the moment between an
 # answer's last byte and the helper's close of resp, in which a client
 # that stopped reading at the newline could open resp for its next command
@@ -21,6 +21,6 @@ exec strace -qq -f -o /dev/null -e trace=close -e inject=close:delay_enter=30000
 EOS
 chmod +x "$XDPT_TMP/slow-close-helper"
 export TUN_HELPER=$XDPT_TMP/slow-close-helper
-xdpt_ok timeout -k 5 150 bash "$(dirname "$0")/test_fifo_helper.sh"
+xdpt_ok timeout -k 5 150 bash "$(dirname "$0")/fifo_helper.sh"
 xdpt_log "$XDPT_OUT"
 xdpt_pass

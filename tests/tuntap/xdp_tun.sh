@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# xdpong on a TUN device (and, as test_xdp_tap.sh, on a TAP device): a
+# xdpong on a TUN device (and, as xdp_tap.sh, on a TAP device): a
 # process creates the device, writes echo requests into its fd as the far
 # end of the link would, and reads the replies back from the same fd.
 #

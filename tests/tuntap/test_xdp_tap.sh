@@ -1,5 +1,0 @@
-#!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
-# xdpong on a TAP device in native mode: test_xdp_tun.sh's checks with
-# Ethernet frames sent to the TAP's own MAC.
-exec bash "$(dirname "$0")/test_xdp_tun.sh" tap

@@ -1,5 +1,0 @@
-#!/usr/bin/env bash
-# SPDX-License-Identifier: GPL-2.0
-# test_xdp_tap.sh at MTU 9000: the frags-aware program attaches natively
-# to a TAP with jumbo frames and answers MTU-sized (9000-byte) requests.
-XDPT_MTU=9000 exec bash "$(dirname "$0")/test_xdp_tun.sh" tap
