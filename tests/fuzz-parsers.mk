@@ -58,4 +58,4 @@ $(FUZZP_BINS): $(FUZZP_DIR)/fuzz_%: $(FUZZP_DIR)/fuzz_%.o $(FUZZP_DIR)/fuzz_comm
 fuzz-parsers-bins: $(FUZZP_BINS)
 
 fuzz-parsers: $(FUZZP_BINS)
-	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) tests/fuzz-parsers/fuzz.bash
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) tests/lib/fuzz-parsers.bash

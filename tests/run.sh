@@ -22,7 +22,7 @@
 #
 # Each test's output is kept in build/test-logs/<dir>/<name>.log. A test
 # that leaves a namespace or a pin under /sys/fs/bpf/xdpong with its id
-# (tests/lib.sh) fails, and what it left is removed so the next test
+# (tests/lib/lib.sh) fails, and what it left is removed so the next test
 # starts clean.
 
 set -u
@@ -76,7 +76,7 @@ pin_entries()
 
 #
 # Namespaces and pins that end in one of the test ids listed in file $1:
-# tests/lib.sh names namespaces xdpt-TAG-ID and interfaces (so pin
+# tests/lib/lib.sh names namespaces xdpt-TAG-ID and interfaces (so pin
 # directories) xpID, xrID. Other runs may share this machine: only our
 # ids count.
 #

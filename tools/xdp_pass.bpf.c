@@ -7,7 +7,7 @@
  * attaches natively at any MTU (a veth at MTU 9000 refuses others); load
  * it with `ip link set ... obj xdp_pass.bpf.o sec xdp.frags`, or on a
  * kernel without multi-buffer XDP (before 5.18), which refuses the frags
- * flag, `sec xdp` (tests/lib.sh xdpt_xdp_pass tries both).
+ * flag, `sec xdp` (tests/lib/lib.sh xdpt_xdp_pass tries both).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

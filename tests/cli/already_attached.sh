@@ -14,7 +14,7 @@
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24          |
 #  +---------------------+             | xdpong, attached again       |
 #                                      +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

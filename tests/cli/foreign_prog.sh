@@ -10,7 +10,7 @@
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24          |
 #  +---------------------+             | xdp_pass (generic / native)  |
 #                                      +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

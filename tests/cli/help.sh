@@ -4,7 +4,7 @@
 # `xdpong --help`, `xdpong COMMAND --help` for every command the main help
 # lists, and `--version`: exit 0, usage on stdout, an Examples section
 # whose examples use that command. Needs no root and no namespace.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 [ -x "$XDPONG" ] || xdpt_fail "$XDPONG is missing: run 'make' first"
 

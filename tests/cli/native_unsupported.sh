@@ -10,7 +10,7 @@
 #  | tun<id> (TUN, no native XDP) up    |
 #  | dum<id> (dummy, if available)      |
 #  +------------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 [ -c /dev/net/tun ] || xdpt_skip "no /dev/net/tun"

@@ -3,7 +3,7 @@
 #
 # detach, stats and status on an interface where xdpong is not attached:
 # exit 1, and the message says so (and how to attach, for stats).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_ns_new NS notatt

@@ -4,7 +4,7 @@
 # Without root every command that touches BPF refuses at once, exit 1,
 # saying why; help still works. Runs as the existing user `nobody`
 # (runuser, from util-linux), inside a namespace of its own.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_require_cmd runuser setpriv

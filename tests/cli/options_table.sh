@@ -12,7 +12,7 @@
 #     for the commands they name (plus the global -v and -h);
 #  4. bash completion offers exactly the table's options after "xdpong CMD -".
 # Needs no root: every command fails (not root, no interface) after parsing.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 [ -x "$XDPONG" ] || xdpt_fail "$XDPONG is missing: run 'make' first"
 xdpt_tmpdir

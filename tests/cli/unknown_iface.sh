@@ -3,7 +3,7 @@
 #
 # An interface that does not exist (or a name too long to exist): exit 1,
 # the name in the message, nothing attached or pinned.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_ns_new NS noif

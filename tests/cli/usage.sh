@@ -4,7 +4,7 @@
 # Bad usage exits 2 (as iproute2 and xdp-tools) with a message naming
 # what is wrong, and attaches nothing. Run in a namespace of its own so a
 # command that wrongly succeeded could not touch this host's interfaces.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_ns_new NS usage

@@ -12,7 +12,7 @@
 #  | nothing, xdp_pass skb, |             | xdpong --mode native      |
 #  | then the advised fix   |             |                           |
 #  +------------------------+             +---------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

@@ -12,7 +12,7 @@
 # and a cluster (there is none). The Debian base is cached under
 # build/deploy/ (deploy/build-image.sh); its first fetch takes about two
 # minutes, and when that does not fit in the test's time, the test skips.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/deploy.bash"
 
 xdpt_require_root
 xdpt_require_cmd make tar chroot

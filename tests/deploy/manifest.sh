@@ -11,7 +11,7 @@
 # `xdpong config check`.
 #
 # The schema itself: tests/deploy/manifest_schema.sh. A cluster: none here.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/deploy.bash"
 
 [ -x "$XDPONG" ] || xdpt_fail "$XDPONG is missing: run 'make' first"
 dp_require_yaml

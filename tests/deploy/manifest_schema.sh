@@ -11,7 +11,7 @@
 # That the checker catches what it should is checked too: a copy of the
 # manifest with a misspelt field and one with a string for a number must
 # both be refused.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/deploy.bash"
 
 xdpt_require_cmd node npm
 xdpt_tmpdir

@@ -35,7 +35,7 @@
 # The rootfs is built from the Debian base that tests/deploy/image.sh (or
 # deploy/build-image.sh) cached; without one, the test skips at once
 # rather than spend its time fetching it again.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/deploy.bash"
 
 xdpt_require_all
 xdpt_require_cmd unshare nsenter setpriv chroot mount flock

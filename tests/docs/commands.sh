@@ -20,7 +20,7 @@
 #
 # The commands run in a mount namespace of their own with a fresh bpffs at
 # /sys/fs/bpf, so their pins (bpftool reads them) never meet this host's.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_require_prometheus_client

@@ -18,7 +18,7 @@
 #  | 198.51.100.0/24 and     |             |   10.99.0.88 come and go    |
 #  | 2001:db8:5::/48 via resp|             | xdpong run / attach         |
 #  +-------------------------+             +-----------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdpt_topo_veth

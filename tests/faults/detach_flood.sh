@@ -21,7 +21,7 @@
 # backlog queues) vary a little from run to run, while a lost switch
 # (requests neither XDP nor the kernel answers while the program is
 # replaced) would show as a burst far above that.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require flood
 xdpt_topo_veth

@@ -26,7 +26,7 @@
 #  | flood B: 3 phases of     |             |   1000000:1000            |
 #  |   200,000 spoofed sources|             | stats 1 --json sampler    |
 #  +--------------------------+             +---------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require flood
 xdpt_topo_veth

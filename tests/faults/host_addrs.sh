@@ -31,7 +31,7 @@
 #  | resp                   |             |   169.254.7.7/16 scope link  |
 #  |                        |             |   (a second veth, xb<id>)    |
 #  +------------------------+             +------------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 CHECK=$XDPT_REPO/tests/netns/echo_check.py
 ANY4=192.0.2.53

@@ -16,7 +16,7 @@
 #
 # Each part uses a fresh pair; xdpong runs through nsenter so its pins
 # are in this host's bpffs, where the test can see them go.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdpt_topo_veth

@@ -22,7 +22,7 @@
 #     recovered by detach, attach --force, and run --force (a restart).
 # Recovery alternates between detach (then a plain attach) and attach
 # --force. Every point is tried; the failures are listed at the end.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdpt_require_cmd strace

@@ -14,7 +14,7 @@
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24            |
 #  | 192.0.2.0/24 via .2 |             | run, killed; attach; run       |
 #  +---------------------+             +--------------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdf_topo_echo_off 192.0.2.0/24

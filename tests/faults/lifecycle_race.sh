@@ -11,7 +11,7 @@
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24           |
 #  +---------------------+             | two runs racing for xr<id>    |
 #                                      +-------------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdf_topo_echo_off

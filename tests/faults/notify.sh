@@ -18,7 +18,7 @@
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24          |
 #  +---------------------+             | NOTIFY_SOCKET=... xdpong run |
 #                                      +------------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdf_topo_echo_off

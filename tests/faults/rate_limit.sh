@@ -27,7 +27,7 @@
 # two floods' window is their union. The test allows B + R*W plus 3 (the
 # rounding of the times), and at least 80% of R*T for the T seconds the
 # floods sent (the limit must not be harder than asked).
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require flood
 xdpt_require_feature rate_limits "rate limits"

@@ -22,7 +22,7 @@
 #                       ns resp2 (kernel echo off)
 #
 # IPv6 is off on these links so no background traffic moves a counter.
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/faults.bash"
 
 xdf_require
 xdpt_ns_new NS_PING ping

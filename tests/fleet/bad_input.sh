@@ -20,7 +20,7 @@
 #  | fp1<id> 10.81.0.1|----------| fr1<id> 10.81.0.2               |
 #  +------------------+          | xdpong run --config, HTTP :port |
 #                                +---------------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/fleet.bash"
 
 xdf_require
 fl_ns

@@ -18,7 +18,7 @@
 #  | fp2<id> 10.82.0.1|----------| fr2<id> 10.82.0.2               |
 #  | (fp3 later)      |          | xdpong run --config, HTTP :port |
 #  +------------------+          +---------------------------------+
-. "$(dirname "$0")/common.bash"
+. "$(dirname "$0")/../lib/fleet.bash"
 
 xdf_require
 xdpt_require_prometheus_client

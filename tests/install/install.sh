@@ -13,7 +13,7 @@
 #  | xp<id> 10.99.0.1/24 |-------------| xr<id> 10.99.0.2/24          |
 #  |        fd00:99::1   |             | installed xdpong, skb mode   |
 #  +---------------------+             +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_require_cmd make install

@@ -15,7 +15,7 @@
 # 192.0.2.77 and 2001:db8:77::1 sit inside the prefixes: XDP answers.
 # 192.0.2.200 and 2001:db8:78::1 are routed to the responder too but are
 # outside them: no answer, and pass_dst_not_local counts them.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

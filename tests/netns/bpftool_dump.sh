@@ -13,7 +13,7 @@
 # Two ways to see the pins: inside one `ip netns exec` shell (its private
 # bpffs vanishes with it), and through nsenter --net, where the pins are in
 # this host's bpffs and persist until `xdpong detach` removes them.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

@@ -13,7 +13,7 @@
 #
 # Attached through nsenter, so the pins land in this host's bpffs and
 # their removal can be checked.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

@@ -13,7 +13,7 @@
 #  +----------------+  veth pair  +----------------------------+
 #  | xp<id>         |-------------| q"\<id>   <- xdpong, skb   |
 #  +----------------+             +----------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_require_prometheus_client

@@ -16,7 +16,7 @@
 #    its broadcast) and routes it via the responder, for which it is the
 #    subnet broadcast: not an address xdpong answers for, pass_dst_not_local.
 # Kernel echo stays on, so any reply would have to be wrong.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

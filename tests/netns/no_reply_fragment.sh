@@ -12,7 +12,7 @@
 #  |   mtu 1500          |             |   mtu 1500, xdpong skb       |
 #  | ping -s 3000        |             |   kernel echo off, then on   |
 #  +---------------------+             +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 COUNT=3
 SIZE=3000 # 3008 bytes of ICMP: 3 IPv4 fragments at MTU 1500

@@ -11,7 +11,7 @@
 #  | ping -R             |             | xdpong skb                   |
 #  +---------------------+             | kernel echo off, then on     |
 #                                      +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 COUNT=3
 

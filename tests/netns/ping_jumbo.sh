@@ -22,7 +22,7 @@
 # reply frames on the pinger's veth, and checks them with its own RFC 1071
 # checksum routine.
 XDPT_MTU=9000
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 COUNT=3
 CHECK=$XDPT_REPO/tests/netns/echo_check.py

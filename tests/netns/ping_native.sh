@@ -12,7 +12,7 @@
 #
 # A veth delivers native XDP_TX frames only to a peer that runs XDP itself,
 # so the pinger's side gets tools/xdp_pass.bpf.c in driver mode.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 COUNT=5
 

@@ -13,7 +13,7 @@
 # The responder's kernel ignores every echo request (icmp echo_ignore_all),
 # so an answer can only come from xdpong; its counters must show exactly
 # the answered pings.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 COUNT=5
 

@@ -11,7 +11,7 @@
 #  | xdp_pass (native,   |             | xdpong skb, then native      |
 #  |  second half)       |             |                              |
 #  +---------------------+             +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_topo_veth

@@ -13,7 +13,7 @@
 #  | xdp_pass (native),    |             | xdpong --mode native          |
 #  | then none             |             | (attached through nsenter)    |
 #  +-----------------------+             +-------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_require_feature tx_failures "counting XDP_TX failures"

@@ -16,7 +16,7 @@
 #                                      |   --global-limit 1000:50     |
 #                                      | xq"\<id> (veth, no peer up)  |
 #                                      +------------------------------+
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
 xdpt_require_prometheus_client

@@ -18,7 +18,7 @@
 # The pinger's neighbours are static, so no ARP or neighbour discovery
 # reaches the responder while a trace counts packets: every traced packet
 # is one this test sent.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 NOT_LOCAL4=10.99.0.99 # on the link, not the responder's: pass_dst_not_local
 ID4=4660              # 0x1234

@@ -13,7 +13,7 @@
 #                                      +------------------------------+
 #
 # The ring buffer holds 256 KiB, about 2700 events: N is well above that.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 N=6000
 

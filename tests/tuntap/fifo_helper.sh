@@ -16,7 +16,7 @@
 # ping counts only replies whose checksum is right; on top, one IPv4 and one
 # IPv6 pair (request READ, reply WRITTEN) are checked here with an RFC 1071
 # sum in shell arithmetic, independent of the C code, and field by field.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 TUN_HELPER=${TUN_HELPER:-$XDPT_REPO/build/tools/tun-helper}
 PONG_HEX=${PONG_HEX:-$XDPT_REPO/build/tools/pong-hex}

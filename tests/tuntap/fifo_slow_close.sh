@@ -8,7 +8,7 @@
 # and be handed that close as an empty answer. A client that reads each
 # answer to its end of file (as the runbook's cat, and the scripted
 # processor, do) must lose nothing: every ping is answered.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_root
 xdpt_require_cmd strace

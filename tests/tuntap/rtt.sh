@@ -14,7 +14,7 @@
 #
 # Passes if every path answers every request; prints the medians as a
 # table (tools/README.md has one such table, with the machine and date).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 RTT_COUNT=${RTT_COUNT:-20}
 TUNTAP_ECHO=${TUNTAP_ECHO:-$XDPT_REPO/build/tests/tuntap_echo}

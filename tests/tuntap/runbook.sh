@@ -23,7 +23,7 @@
 # Packets are checked here with an RFC 1071 sum in Python, independent of
 # the C code; the kernel's side by its counters (tun0's rx packets, IpExt
 # InCsumErrors) and by ping.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 TUN_HELPER=${TUN_HELPER:-$XDPT_REPO/build/tools/tun-helper}
 PONG_HEX=${PONG_HEX:-$XDPT_REPO/build/tools/pong-hex}

@@ -7,7 +7,7 @@
 # through the real program (bpf_prog_test_run, TUN framing) and through
 # lib/userpong.c must get the same reason and the same reply bytes.
 # FRAMES and SEED may be set; the seed is printed to reproduce a failure.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 TUNTAP_ECHO=${TUNTAP_ECHO:-$XDPT_REPO/build/tests/tuntap_echo}
 FRAMES=${FRAMES:-20000}

@@ -14,7 +14,7 @@
 # tun-stack creates the TUN and learns its addresses afterwards (netlink),
 # answers for the on-link prefixes, not for addresses only routed to it;
 # its counters on exit use xdpong's reason names.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 TUN_STACK=${TUN_STACK:-$XDPT_REPO/build/tools/tun-stack}
 COUNT=5

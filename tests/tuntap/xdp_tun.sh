@@ -19,7 +19,7 @@
 # xdpong's counters must show exactly the frames written, by reason, with
 # the kernel's echo off (so no reply can have come from the kernel).
 # XDPT_MTU (environment): the device's MTU; the MTU-sized requests follow it.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 KIND=${1:-tun}
 XDPT_NAME=test_xdp_$KIND${XDPT_MTU:+_mtu$XDPT_MTU}

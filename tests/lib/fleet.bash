@@ -4,8 +4,8 @@
 # Helpers of the fleet tests (tests/fleet/*.sh): one responder namespace
 # with several veth pairs to one pinger namespace, `xdpong run --config`
 # in the background, and an HTTP client (Python's, from Debian).
-# Not named *.sh: tests/run.sh runs every tests/<dir>/*.sh as a test.
-. "$(dirname "${BASH_SOURCE[0]}")/../faults/common.bash"
+# In tests/lib/, with every shared shell helper: the runner runs no test there.
+. "$(dirname "${BASH_SOURCE[0]}")/faults.bash"
 
 # fl_pair N: veth pair fp<N><id> (10.8N.0.1, $NS_PING) - fr<N><id>
 # (10.8N.0.2, $NS_RESP). Sets FR (the responder's name) and FR_IP.

@@ -25,17 +25,17 @@
 #                comment, in corpus/<target>.seeds) before it is fixed,
 #                so the smoke run replays it from then on.
 #
-# Usage: fuzz.bash [--seconds-each S] [--smoke] [TARGET...]
+# Usage: tests/lib/fuzz-parsers.bash [--seconds-each S] [--smoke] [TARGET...]
 #   S defaults to $FUZZ_SECONDS or 60; TARGETs: prefix u64 attach netlink config.
 # Seeds come from tests/fuzz-parsers/corpus/<target>.seeds (a line is
 # "t TEXT" with printf %b escapes, or "x HEX"); crashes are saved in
 # build/fuzz-parsers/artifacts/. The rules the targets check are in
 # docs/input-rules.md.
-# Not named *.sh: tests/run.sh runs every tests/<dir>/*.sh as a test.
+# In tests/lib/, with every shared shell helper: the runner runs no test there.
 
 set -u
-SRC=$(cd "$(dirname "$0")" && pwd)
-REPO=$(cd "$SRC/../.." && pwd)
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+SRC=$REPO/tests/fuzz-parsers
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 DIR=$BUILD/fuzz-parsers
@@ -57,7 +57,7 @@ SMOKE_RUNS=${FUZZ_SMOKE_RUNS:-200000}
 SMOKE_SEED=${FUZZ_SMOKE_SEED:-1}
 for v in "$SECONDS_EACH" "$SMOKE_RUNS" "$SMOKE_SEED"; do
 	case $v in
-	'' | *[!0-9]* | 0) echo "fuzz.bash: --seconds-each, FUZZ_SMOKE_RUNS and FUZZ_SMOKE_SEED want whole numbers >= 1" >&2; exit 2 ;;
+	'' | *[!0-9]* | 0) echo "fuzz-parsers.bash: --seconds-each, FUZZ_SMOKE_RUNS and FUZZ_SMOKE_SEED want whole numbers >= 1" >&2; exit 2 ;;
 	esac
 done
 
@@ -68,7 +68,7 @@ for t in "${TARGETS[@]}"; do
 			echo "SKIP: $msg"
 			exit 77
 		fi
-		echo "fuzz.bash: $msg" >&2
+		echo "fuzz-parsers.bash: $msg" >&2
 		exit 1
 	fi
 done

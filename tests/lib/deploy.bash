@@ -3,9 +3,9 @@
 #
 # Helpers of the deploy tests (tests/deploy/*.sh): the Kubernetes manifest
 # read with PyYAML, and the image's rootfs built by deploy/build-image.sh.
-# Not named *.sh: tests/run.sh runs every tests/<dir>/*.sh as a test.
-# The fault tests' helpers (and tests/lib.sh): ping streams, veth pairs.
-. "$(dirname "${BASH_SOURCE[0]}")/../faults/common.bash"
+# In tests/lib/, with every shared shell helper: the runner runs no test there.
+# The fault tests' helpers (and tests/lib/lib.sh): ping streams, veth pairs.
+. "$(dirname "${BASH_SOURCE[0]}")/faults.bash"
 
 DP_MANIFEST=$XDPT_REPO/deploy/kubernetes/xdpong-daemonset.yaml
 DP_BUILD=$XDPT_REPO/deploy/build-image.sh

@@ -1,20 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers the fault tests share on top of tests/lib.sh (sourced from here):
+# Helpers the fault tests share on top of tests/lib/lib.sh (sourced from here):
 # xdpong through nsenter (pins in the host's bpffs), the state of an
 # attachment (program, pins, whether the pins are that program's maps),
 # background `xdpong run`, the flood generator. Source it first thing:
 #
-#	. "$(dirname "$0")/common.bash"
+#	. "$(dirname "$0")/../lib/faults.bash"
 #
-# Not named *.sh: tests/run.sh runs every tests/<dir>/*.sh as a test.
+# In tests/lib/, with every shared shell helper: the runner runs no test there.
 
-. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FLOOD=${FLOOD:-$XDPT_REPO/build/tests/faults/flood}
 # The files `xdpong attach` pins, one per map (loader/maps.c).
-XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata carry latcarry"
+XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata carry latcarry txfail"
 XDF_T0=$(date +%s%N)
 
 # Everything xdpt_require_all checks, plus the flood generator if asked.

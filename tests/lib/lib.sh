@@ -12,7 +12,7 @@
 
 set -u
 
-XDPT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+XDPT_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 XDPONG=${XDPONG:-$XDPT_REPO/build/xdpong}
 XDP_PASS_OBJ=${XDP_PASS_OBJ:-$XDPT_REPO/build/tools/xdp_pass.bpf.o}
 XDPT_SKIP=77
