@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Every command README.md and xdpong(8) show a user runs, as written.
+# Every command README.md, docs/*.md and xdpong(8) show a user runs, as
+# written.
 # tests/docs/extract_commands.py lists them (fenced blocks, man EXAMPLES).
 # Each `xdpong ...` and `bpftool ...` line runs against a namespace pair
 # whose responder interface is named eth0, as in the docs, in the state it
@@ -81,10 +82,10 @@ pings_bg() { timeout 15 ip netns exec "$NS_PING" ping -q -i 0.1 -c 100 "$RESP4" 
 # here, or fail. Prints the reason.
 route()
 {
-	local sec=$2 cmd=$3
+	local where=$1 cmd=$3
 
-	case $sec in
-	"Reproduce the LLM-as-IP-stack experiment")
+	case $where in
+	"$REPO/docs/experiment.md:"*)
 		echo "tests/tuntap: the experiment's runbook"
 		return 0
 		;;
@@ -152,7 +153,8 @@ while IFS=$'\t' read -r where sec cmd; do
 	fi
 	xdpt_log "$where: ran: $cmd"
 	ran=$((ran + 1))
-done < <(/usr/bin/python3 "$REPO/tests/docs/extract_commands.py" "$REPO/README.md" "$REPO/man/xdpong.8")
+done < <(/usr/bin/python3 "$REPO/tests/docs/extract_commands.py" "$REPO/README.md" \
+	"$REPO"/docs/*.md "$REPO/man/xdpong.8")
 ensure_detached
 nsenter "--net=/run/netns/$NS_PING" xdpong detach veth-c >/dev/null 2>&1
 

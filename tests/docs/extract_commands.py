@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Print every command line that README.md and xdpong(8) show a user.
+"""Print every command line that README.md, docs/*.md and xdpong(8) show a user.
 
 README.md: the lines of fenced code blocks. xdpong(8): the lines of the
 .nf/.fi blocks of EXAMPLES, unescaped as groff would show them. A
