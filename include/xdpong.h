@@ -100,7 +100,7 @@ struct xdpong_tx_counters {
 /*
  * An IPv6 extension header (IANA's list): an echo request behind one goes
  * to the kernel (pass_ipv6_ext). The one definition, for the program and
- * for lib/userpong.c, its user-space mirror.
+ * for tools/tun/userpong.c, its user-space mirror.
  */
 static inline __attribute__((always_inline)) int xdpong_ipv6_ext_header(__u8 nexthdr)
 {

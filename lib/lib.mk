@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # lib/: the code tools/ and tests/ share, included by the Makefile before
 # their fragments. Both link $(XDPONG_LIB) and compile with $(LIB_CFLAGS);
-# lib/ depends on neither of them (tools/README.md, "lib/").
+# lib/ depends on neither of them (tools/README.md).
 
 LIB_SRCS    := $(wildcard lib/*.c)
 LIB_OBJS    := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))

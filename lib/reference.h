@@ -2,7 +2,7 @@
 /*
  * The reference echo responder: what a correct responder does with a
  * frame, decided from the RFCs and Linux's receive checks. The tests judge
- * the XDP program (and lib/userpong.c) against it, so, like packet.c, it
+ * the XDP program (and tools/tun/userpong.c) against it, so, like packet.c, it
  * shares nothing with bpf/ and must not be derived from it.
  */
 #ifndef XDPONG_LIB_REFERENCE_H

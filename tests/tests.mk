@@ -30,10 +30,12 @@ $(BUILD)/tests/fuzz_xdpong.o: tests/fuzz-program/fuzz_xdpong.c $(TESTS_HDRS) | $
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -pthread -c $< -o $@
 
-# The TUN/TAP driver (tests/tuntap/): lib/userpong.c against the XDP program.
-$(BUILD)/tests/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TESTS_HDRS) | $(BUILD)/tests
+# The TUN/TAP driver (tests/tuntap/): tools/tun/userpong.c against the XDP
+# program. It links the experiment's library (tools/tun/tun.mk).
+$(BUILD)/tests/tuntap_echo.o: tests/tuntap/tuntap_echo.c $(TESTS_HDRS) $(wildcard tools/tun/*.h) \
+		| $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -Itools/tun -c $< -o $@
 
 $(BUILD)/tests/test_xdpong: $(BUILD)/tests/test_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
@@ -43,7 +45,7 @@ $(BUILD)/tests/fuzz_xdpong: $(BUILD)/tests/fuzz_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
-$(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(TESTS_LIB)
+$(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(BUILD)/tuntap/libtun.a $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 

@@ -13,7 +13,7 @@
 #                   loop running tools/pong-hex --reply-only per packet
 #
 # Passes if every path answers every request; prints the medians as a
-# table (tools/README.md has one such table, with the machine and date).
+# table (tools/tun/README.md has one such table, with the machine and date).
 . "$(dirname "$0")/../lib/lib.sh"
 
 RTT_COUNT=${RTT_COUNT:-20}

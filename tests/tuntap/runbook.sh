@@ -444,8 +444,8 @@ xdpt_assert_match '^Verdict: OK$' "$XDPT_OUT" "pong-hex --check on the corrected
 xdpt_rc 0 "$PONG_HEX" --check "$REQ" "$REP"
 xdpt_assert_match '^Verdict: OK$' "$XDPT_OUT" "pong-hex --check on the real ping's pair"
 
-# The README shows the runbook's commands as they are, and the sample.
+# docs/experiment.md shows the runbook's commands as they are, and the sample.
 for c in "$RUNBOOK_READ" "$RUNBOOK_WRITE" "OK WARN ip checksum 60dd, want 615d"; do
-	grep -qF -- "$c" "$XDPT_REPO/README.md" || xdpt_fail "README.md does not show: $c"
+	grep -qF -- "$c" "$XDPT_REPO/docs/experiment.md" || xdpt_fail "docs/experiment.md does not show: $c"
 done
 xdpt_pass

@@ -5,7 +5,7 @@
 # (echo requests of many sizes to our and other addresses, most with random
 # header mutations, most of those with their checksums fixed up after)
 # through the real program (bpf_prog_test_run, TUN framing) and through
-# lib/userpong.c must get the same reason and the same reply bytes.
+# tools/tun/userpong.c must get the same reason and the same reply bytes.
 # FRAMES and SEED may be set; the seed is printed to reproduce a failure.
 . "$(dirname "$0")/../lib/lib.sh"
 

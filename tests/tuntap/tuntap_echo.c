@@ -12,7 +12,7 @@
  * --rtt N: N requests, one at a time, and the median round trip.
  *
  * --compare-xdp: no device. The same frames through the real XDP program
- * (bpf_prog_test_run, IP framing) and through lib/userpong.c, the rules
+ * (bpf_prog_test_run, IP framing) and through tools/tun/userpong.c, the rules
  * tun-stack and pong-hex use: reasons and reply bytes must be equal.
  */
 #include <errno.h>
@@ -119,7 +119,7 @@ static void usage(FILE *f)
 		"  --rtt N                  instead: N IPv4 (--family 6: IPv6) requests, one\n"
 		"                           at a time, --interval MS apart (default 200);\n"
 		"                           print the round trips and their median\n"
-		"  --compare-xdp            the XDP program and lib/userpong.c on the\n"
+		"  --compare-xdp            the XDP program and tools/tun/userpong.c on the\n"
 		"                           same frames (--frames N random ones too)\n"
 		"  -v                       more output\n"
 		"\n"

@@ -4,7 +4,7 @@
  * external "IP stack" (a program, a script or a language model), one hex
  * packet per line through two FIFOs. It checks every reply before the
  * kernel sees it and reports each request's turnaround. See --help and
- * tools/README.md.
+ * tools/tun/README.md.
  */
 #include <errno.h>
 #include <fcntl.h>
