@@ -79,7 +79,7 @@ static const char *closest_key(const char *name)
 	const char *best = NULL;
 	int bd = 4;
 
-	for (int i = 0; i < OPT_COUNT; i++) {
+	for (int i = 0; i < opt_count; i++) {
 		int d;
 
 		if (opt_table[i].config == CFG_NONE)
@@ -252,8 +252,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			    p->c->ifaces[p->section].name);
 	o = p->section >= 0 ? &p->c->ifaces[p->section].o : &p->c->global;
 	/* An interface's addr list replaces the global one: start it afresh. */
-	if (d->arg == ARG_PREFIX && p->section >= 0 && !o->seen[d->id])
-		o->n_addrs = 0;
+	if (d->arg == ARG_PREFIX && p->section >= 0 && !o->seen[opt_index(d)])
+		*(int *)((char *)o + d->off2) = 0;
 	if (d->arg == ARG_NONE) {
 		if (strcmp(value, "yes") && strcmp(value, "true") && strcmp(value, "1"))
 			return fail(p, "invalid value '%s' for %s: expected yes (leave the key out for no)",
@@ -295,42 +295,35 @@ static int parse_file(struct config *c, const char *path, int depth)
 	return ret || p.failed || c->error[0] ? -1 : 0;
 }
 
-/* An interface's options: global ones, then its own key by key. */
+/* Copy option d's value(s) from one struct opts to another. */
+static void opt_copy(const struct opt_def *d, struct opts *to, const struct opts *from)
+{
+	memcpy((char *)to + d->off, (const char *)from + d->off, d->size);
+	memcpy((char *)to + d->off2, (const char *)from + d->off2, d->size2);
+	to->seen[opt_index(d)] = from->seen[opt_index(d)];
+}
+
+/*
+ * An interface's options: the global ones, then its own key by key,
+ * through the table (opts.c): a key replaces the global value whole (an
+ * addr list too), and a key of a group (GROUP_ADDRS) replaces the
+ * group's every option, so that an interface's choice of addresses is
+ * its own; both in one section contradict (opts_conflict).
+ */
 static void merge(struct config *c)
 {
 	for (int i = 0; i < c->n_ifaces; i++) {
 		struct opts *o = &c->ifaces[i].o, g = c->global;
 
-		for (int k = 0; k < OPT_COUNT; k++) {
+		for (int k = 0; k < opt_count; k++) {
+			const struct opt_def *d = &opt_table[k];
+
 			if (!o->seen[k])
 				continue;
-			g.seen[k] = true;
-			switch (k) {
-			case OPT_MODE: g.mode = o->mode; break;
-			case OPT_ADDR:
-				memcpy(g.addrs, o->addrs, sizeof(g.addrs));
-				g.n_addrs = o->n_addrs;
-				break;
-			/* An interface's choice of addresses replaces the
-			 * global one; both in one section contradict. */
-			case OPT_NO_IFACE_ADDRS:
-				g.no_iface_addrs = true;
-				g.host_addrs = o->seen[OPT_HOST_ADDRS];
-				break;
-			case OPT_HOST_ADDRS:
-				g.host_addrs = true;
-				g.no_iface_addrs = o->seen[OPT_NO_IFACE_ADDRS];
-				break;
-			case OPT_LATENCY_SAMPLE: g.latency_sample = o->latency_sample; break;
-			case OPT_RATE_LIMIT:
-				g.rate_pps = o->rate_pps;
-				g.rate_burst = o->rate_burst;
-				break;
-			case OPT_GLOBAL_LIMIT:
-				g.global_pps = o->global_pps;
-				g.global_burst = o->global_burst;
-				break;
-			}
+			opt_copy(d, &g, o);
+			for (int j = 0; d->group && j < opt_count; j++)
+				if (opt_table[j].group == d->group)
+					opt_copy(&opt_table[j], &g, o);
 		}
 		g.cmd = CMD_RUN;
 		*o = g;

@@ -47,7 +47,8 @@ static void usage(FILE *f)
 static void options_dump(FILE *f)
 {
 	static const char *const arg_names[] = {
-		[ARG_NONE] = "none", [ARG_MODE] = "mode",       [ARG_PREFIX] = "prefix",
+		[ARG_NONE] = "none", [ARG_COUNT] = "none", [ARG_HELP] = "none",
+		[ARG_MODE] = "mode", [ARG_PREFIX] = "prefix",
 		[ARG_UINT] = "uint", [ARG_RATE] = "rate",       [ARG_SECONDS] = "seconds",
 		[ARG_PATH] = "path", [ARG_LISTEN] = "listen",
 	};
@@ -56,7 +57,7 @@ static void options_dump(FILE *f)
 	};
 
 	for (int c = 0; c < CMD_COUNT; c++) {
-		for (int i = 0; i < OPT_COUNT; i++) {
+		for (int i = 0; i < opt_count; i++) {
 			const struct opt_def *d = &opt_table[i];
 			char s[3] = { '-', d->short_name, 0 };
 
@@ -108,6 +109,7 @@ int main(int argc, char **argv)
 		ret = opts_parse(commands[c], argc - i, argv + i, &o);
 		if (ret)
 			return ret == OPTS_HELP ? 0 : EXIT_USAGE;
+		verbose += o.verbose; /* -v after the command, as before it */
 		return commands[c]->run(&o);
 	}
 	log_error("unknown command '%s' (try 'xdpong --help')", argv[i]);

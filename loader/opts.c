@@ -16,68 +16,94 @@
 #define ALL_CMDS ((1U << CMD_COUNT) - 1)
 #define RATE_MAX 1000000000ULL
 
-const struct opt_def opt_table[OPT_COUNT] = {
-	{ OPT_MODE, "mode", 'm', ARG_MODE, "MODE", ATTACH_RUN, CFG_ANY, 0, 0,
-	  "auto (default: native, else skb), native, skb" },
-	{ OPT_ADDR, "addr", 'a', ARG_PREFIX, "PREFIX", ATTACH_RUN, CFG_ANY, 0, 0,
-	  "also answer for PREFIX (repeatable), e.g.\n"
-	  "192.0.2.1, 192.0.2.0/24, 2001:db8::/64" },
-	{ OPT_NO_IFACE_ADDRS, "no-iface-addrs", 0, ARG_NONE, NULL, ATTACH_RUN, CFG_ANY, 0, 0,
-	  "answer only for --addr prefixes" },
-	{ OPT_HOST_ADDRS, "host-addrs", 0, ARG_NONE, NULL, ATTACH_RUN, CFG_ANY, 0, 0,
-	  "also answer for the host's addresses on other\n"
-	  "interfaces (an anycast address on lo, say), as\n"
-	  "the kernel does; run follows them" },
-	{ OPT_FORCE, "force", 'f', ARG_NONE, NULL, ATTACH_RUN, CFG_NONE, 0, 0,
-	  "replace an XDP program already on IFACE" },
-	{ OPT_LATENCY_SAMPLE, "latency-sample", 0, ARG_UINT, "N", ATTACH_RUN, CFG_ANY, 0, 1U << 30,
-	  "time 1 packet in N for the latency histogram\n"
-	  "(default 64; 1: every packet; 0: off)" },
-	{ OPT_RATE_LIMIT, "rate-limit", 0, ARG_RATE, "PPS[:BURST]", ATTACH_RUN, CFG_ANY, 0, 0,
-	  "at most PPS replies/s per source (IPv4 /32,\n"
-	  "IPv6 /64), bursts of BURST (default PPS)" },
-	{ OPT_GLOBAL_LIMIT, "global-limit", 0, ARG_RATE, "PPS[:BURST]", ATTACH_RUN, CFG_ANY, 0, 0,
-	  "at most PPS replies/s in all (never more; under\n"
-	  "contention a few fewer: see xdpong(8))" },
-	{ OPT_INTERVAL, "interval", 'i', ARG_SECONDS, "SECS", CMD_BIT(CMD_RUN), CFG_GLOBAL, 0, 0,
-	  "print per-second rates every SECS seconds" },
-	{ OPT_JSON, "json", 'j', ARG_NONE, NULL,
-	  CMD_BIT(CMD_RUN) | CMD_BIT(CMD_STATUS) | CMD_BIT(CMD_STATS) |
+const struct opt_def opt_table[] = {
+	{ .name = "mode", .short_name = 'm', .arg = ARG_MODE, .metavar = "MODE",
+	  .cmds = ATTACH_RUN, .config = CFG_ANY, OPT_FIELD(mode),
+	  .help = "auto (default: native, else skb), native, skb" },
+	{ .name = "addr", .short_name = 'a', .arg = ARG_PREFIX, .metavar = "PREFIX",
+	  .cmds = ATTACH_RUN, .config = CFG_ANY, OPT_FIELD(addrs), OPT_FIELD2(n_addrs),
+	  .help = "also answer for PREFIX (repeatable), e.g.\n"
+		  "192.0.2.1, 192.0.2.0/24, 2001:db8::/64" },
+	{ .name = "no-iface-addrs", .arg = ARG_NONE, .cmds = ATTACH_RUN, .config = CFG_ANY,
+	  OPT_FIELD(no_iface_addrs), .group = GROUP_ADDRS,
+	  .help = "answer only for --addr prefixes" },
+	{ .name = "host-addrs", .arg = ARG_NONE, .cmds = ATTACH_RUN, .config = CFG_ANY,
+	  OPT_FIELD(host_addrs), .group = GROUP_ADDRS,
+	  .help = "also answer for the host's addresses on other\n"
+		  "interfaces (an anycast address on lo, say), as\n"
+		  "the kernel does; run follows them" },
+	{ .name = "force", .short_name = 'f', .arg = ARG_NONE, .cmds = ATTACH_RUN,
+	  OPT_FIELD(force),
+	  .help = "replace an XDP program already on IFACE" },
+	{ .name = "latency-sample", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(latency_sample), .min = 0, .max = 1U << 30,
+	  .help = "time 1 packet in N for the latency histogram\n"
+		  "(default 64; 1: every packet; 0: off)" },
+	{ .name = "rate-limit", .arg = ARG_RATE, .metavar = "PPS[:BURST]", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(rate_pps), OPT_FIELD2(rate_burst),
+	  .help = "at most PPS replies/s per source (IPv4 /32,\n"
+		  "IPv6 /64), bursts of BURST (default PPS)" },
+	{ .name = "global-limit", .arg = ARG_RATE, .metavar = "PPS[:BURST]", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(global_pps), OPT_FIELD2(global_burst),
+	  .help = "at most PPS replies/s in all (never more; under\n"
+		  "contention a few fewer: see xdpong(8))" },
+	{ .name = "interval", .short_name = 'i', .arg = ARG_SECONDS, .metavar = "SECS",
+	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(interval),
+	  .help = "print per-second rates every SECS seconds" },
+	{ .name = "json", .short_name = 'j', .arg = ARG_NONE,
+	  .cmds = CMD_BIT(CMD_RUN) | CMD_BIT(CMD_STATUS) | CMD_BIT(CMD_STATS) |
 		  CMD_BIT(CMD_ADDR) | CMD_BIT(CMD_TRACE),
-	  CFG_NONE, 0, 0, "JSON output (one object per line where there are several)" },
-	{ OPT_METRICS_FILE, "metrics-file", 0, ARG_PATH, "PATH", CMD_BIT(CMD_RUN), CFG_GLOBAL, 0, 0,
-	  "rewrite PATH atomically every --interval (default\n"
-	  "15 s, then nothing is printed) in the Prometheus\n"
-	  "text format, for node_exporter's textfile\n"
-	  "collector; removed on exit" },
-	{ OPT_ALL, "all", 'a', ARG_NONE, NULL, CMD_BIT(CMD_STATS), CFG_NONE, 0, 0,
-	  "list reasons that are still zero too" },
-	{ OPT_PROMETHEUS, "prometheus", 'p', ARG_NONE, NULL, CMD_BIT(CMD_STATS), CFG_NONE, 0, 0,
-	  "one sample in the Prometheus text format" },
-	{ OPT_COUNT_N, "count", 'c', ARG_UINT, "N", CMD_BIT(CMD_TRACE), CFG_NONE, 1, ~0ULL,
-	  "stop after N packets" },
-	{ OPT_OFF, "off", 0, ARG_NONE, NULL, CMD_BIT(CMD_TRACE), CFG_NONE, 0, 0,
-	  "turn the events off if no trace is running (after\n"
-	  "a trace was killed with SIGKILL)" },
-	{ OPT_CONFIG, "config", 'c', ARG_PATH, "FILE", CMD_BIT(CMD_RUN), CFG_NONE, 0, 0,
-	  "serve every interface of FILE (see xdpong(8),\n"
-	  "CONFIG FILE) instead of IFACE and options" },
-	{ OPT_METRICS_LISTEN, "metrics-listen", 0, ARG_LISTEN, "ADDR:PORT", CMD_BIT(CMD_RUN),
-	  CFG_GLOBAL, 0, 0,
-	  "serve GET /metrics (Prometheus) and /healthz\n"
-	  "over HTTP at ADDR:PORT, e.g. 127.0.0.1:9435" },
-	{ OPT_VERBOSE, "verbose", 'v', ARG_NONE, NULL, ALL_CMDS, CFG_NONE, 0, 0,
-	  "say more (twice: libbpf's and libxdp's debug output)" },
-	{ OPT_HELP, "help", 'h', ARG_NONE, NULL, ALL_CMDS, CFG_NONE, 0, 0,
-	  "this help" },
+	  OPT_FIELD(json),
+	  .help = "JSON output (one object per line where there are several)" },
+	{ .name = "metrics-file", .arg = ARG_PATH, .metavar = "PATH", .cmds = CMD_BIT(CMD_RUN),
+	  .config = CFG_GLOBAL, OPT_FIELD(metrics_file),
+	  .help = "rewrite PATH atomically every --interval (default\n"
+		  "15 s, then nothing is printed) in the Prometheus\n"
+		  "text format, for node_exporter's textfile\n"
+		  "collector; removed on exit" },
+	{ .name = "all", .short_name = 'a', .arg = ARG_NONE, .cmds = CMD_BIT(CMD_STATS),
+	  OPT_FIELD(all),
+	  .help = "list reasons that are still zero too" },
+	{ .name = "prometheus", .short_name = 'p', .arg = ARG_NONE, .cmds = CMD_BIT(CMD_STATS),
+	  OPT_FIELD(prometheus),
+	  .help = "one sample in the Prometheus text format" },
+	{ .name = "count", .short_name = 'c', .arg = ARG_UINT, .metavar = "N",
+	  .cmds = CMD_BIT(CMD_TRACE), OPT_FIELD(count), .min = 1, .max = ~0ULL,
+	  .help = "stop after N packets" },
+	{ .name = "off", .arg = ARG_NONE, .cmds = CMD_BIT(CMD_TRACE), OPT_FIELD(off),
+	  .help = "turn the events off if no trace is running (after\n"
+		  "a trace was killed with SIGKILL)" },
+	{ .name = "config", .short_name = 'c', .arg = ARG_PATH, .metavar = "FILE",
+	  .cmds = CMD_BIT(CMD_RUN), OPT_FIELD(config),
+	  .help = "serve every interface of FILE (see xdpong(8),\n"
+		  "CONFIG FILE) instead of IFACE and options" },
+	{ .name = "metrics-listen", .arg = ARG_LISTEN, .metavar = "ADDR:PORT",
+	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(metrics_listen),
+	  .help = "serve GET /metrics (Prometheus) and /healthz\n"
+		  "over HTTP at ADDR:PORT, e.g. 127.0.0.1:9435" },
+	{ .name = "verbose", .short_name = 'v', .arg = ARG_COUNT, .cmds = ALL_CMDS,
+	  OPT_FIELD(verbose),
+	  .help = "say more (twice: libbpf's and libxdp's debug output)" },
+	{ .name = "help", .short_name = 'h', .arg = ARG_HELP, .cmds = ALL_CMDS,
+	  .help = "this help" },
 };
+const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
+_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= OPTS_MAX,
+	       "opt_table has more rows than OPTS_MAX (opts.h)");
 
 const struct opt_def *opt_by_name(const char *name)
 {
-	for (int i = 0; i < OPT_COUNT; i++)
+	for (int i = 0; i < opt_count; i++)
 		if (!strcmp(opt_table[i].name, name))
 			return &opt_table[i];
 	return NULL;
+}
+
+bool opts_seen(const struct opts *o, const char *name)
+{
+	const struct opt_def *d = opt_by_name(name);
+
+	return d && o->seen[opt_index(d)];
 }
 
 /* "PPS" or "PPS:BURST"; BURST defaults to PPS (one second's worth).
@@ -115,31 +141,48 @@ static int parse_mode(const char *text, enum opts_mode *mode)
 	return 0;
 }
 
+/* The option's value in o, and its second one. */
+#define VALUE(o, d, type) ((type *)((char *)(o) + (d)->off))
+#define VALUE2(o, d, type) ((type *)((char *)(o) + (d)->off2))
+
 int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 	    char *errbuf, size_t errlen)
 {
-	unsigned long long u = 0;
+	unsigned long long u = 0, u2 = 0;
+	double secs = 0;
 	const char *why = NULL;
 
+	/* Parsed into locals, stored only when valid: a refused value
+	 * leaves o as it was. */
 	switch (d->arg) {
 	case ARG_NONE:
+		*VALUE(o, d, bool) = true;
 		break;
-	case ARG_MODE:
-		if (parse_mode(text, &o->mode))
+	case ARG_COUNT:
+		(*VALUE(o, d, int))++;
+		break;
+	case ARG_HELP:
+		break;
+	case ARG_MODE: /* parse_mode stores only a valid mode */
+		if (parse_mode(text, VALUE(o, d, enum opts_mode)))
 			why = "expected auto, native or skb";
 		break;
-	case ARG_PREFIX:
-		if (o->n_addrs >= OPTS_MAX_ADDRS) {
-			snprintf(errbuf, errlen, "too many (at most %d)", OPTS_MAX_ADDRS);
+	case ARG_PREFIX: {
+		struct prefix *p = VALUE(o, d, struct prefix);
+		int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
+
+		if (*n >= room) {
+			snprintf(errbuf, errlen, "too many (at most %d)", room);
 			return -1;
 		}
-		if (prefix_parse(text, &o->addrs[o->n_addrs])) {
+		if (prefix_parse(text, &p[*n])) {
 			why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
 			break;
 		}
-		prefix_mask(&o->addrs[o->n_addrs]);
-		o->n_addrs++;
+		prefix_mask(&p[*n]);
+		(*n)++;
 		break;
+	}
 	case ARG_UINT:
 		if (parse_u64(text, d->min, d->max, &u)) {
 			if (d->max == ~0ULL)
@@ -150,74 +193,40 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 					 d->min, d->max);
 			return -1;
 		}
+		*VALUE(o, d, unsigned long long) = u;
 		break;
 	case ARG_RATE:
-		if (parse_rate(text, d->id == OPT_RATE_LIMIT ? &o->rate_pps : &o->global_pps,
-			       d->id == OPT_RATE_LIMIT ? &o->rate_burst : &o->global_burst))
+		if (parse_rate(text, &u, &u2)) {
 			why = "expected PPS or PPS:BURST, each 1 to 1000000000";
+			break;
+		}
+		*VALUE(o, d, unsigned long long) = u;
+		*VALUE2(o, d, unsigned long long) = u2;
 		break;
 	case ARG_SECONDS:
-		if (parse_seconds(text, 0.01, 86400, &o->interval))
+		if (parse_seconds(text, 0.01, 86400, &secs))
 			why = "expected seconds, 0.01 to 86400";
+		else
+			*VALUE(o, d, double) = secs;
 		break;
 	case ARG_PATH:
 		if (!*text)
 			why = "expected a path";
+		else
+			*VALUE(o, d, const char *) = text;
 		break;
 	case ARG_LISTEN:
 		if (listen_parse(text, NULL))
 			why = "expected ADDR:PORT, an IP address of this host and a port 1 to 65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
+		else
+			*VALUE(o, d, const char *) = text;
 		break;
 	}
 	if (why) {
 		snprintf(errbuf, errlen, "%s", why);
 		return -1;
 	}
-	o->seen[d->id] = true;
-	switch (d->id) {
-	case OPT_VERBOSE:
-		verbose++;
-		break;
-	case OPT_NO_IFACE_ADDRS:
-		o->no_iface_addrs = true;
-		break;
-	case OPT_HOST_ADDRS:
-		o->host_addrs = true;
-		break;
-	case OPT_FORCE:
-		o->force = true;
-		break;
-	case OPT_LATENCY_SAMPLE:
-		o->latency_sample = u;
-		break;
-	case OPT_JSON:
-		o->json = true;
-		break;
-	case OPT_METRICS_FILE:
-		o->metrics_file = text;
-		break;
-	case OPT_ALL:
-		o->all = true;
-		break;
-	case OPT_PROMETHEUS:
-		o->prometheus = true;
-		break;
-	case OPT_COUNT_N:
-		o->count = u;
-		break;
-	case OPT_OFF:
-		o->off = true;
-		break;
-	case OPT_CONFIG:
-		o->config = text;
-		break;
-	case OPT_METRICS_LISTEN:
-		o->metrics_listen = text;
-		break;
-
-	default: /* set by its argument parser above */
-		break;
-	}
+	o->seen[opt_index(d)] = true;
 	return 0;
 }
 
@@ -245,26 +254,27 @@ static const char *typed_name(const char *arg, char *buf, size_t size)
 
 int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 {
-	struct option longopts[OPT_COUNT + 1];
-	char shortopts[2 * OPT_COUNT + 3], errbuf[128], name[64];
+	struct option longopts[OPTS_MAX + 1];
+	char shortopts[2 * OPTS_MAX + 3], errbuf[128], name[64];
 	int n = 0, s = 0, c, idx;
 
 	opts_init(o, cmd->id);
 	/* ':' first: a missing value is ':' and an unknown option is '?'. */
 	shortopts[s++] = ':';
-	for (int i = 0; i < OPT_COUNT; i++) {
+	for (int i = 0; i < opt_count; i++) {
 		const struct opt_def *d = &opt_table[i];
 
 		if (!takes(d, cmd))
 			continue;
 		longopts[n++] = (struct option){
 			.name = d->name,
-			.has_arg = d->arg == ARG_NONE ? no_argument : required_argument,
+			.has_arg = d->arg == ARG_NONE || d->arg == ARG_COUNT || d->arg == ARG_HELP ?
+					   no_argument : required_argument,
 			.val = 256 + i,
 		};
 		if (d->short_name) {
 			shortopts[s++] = d->short_name;
-			if (d->arg != ARG_NONE)
+			if (longopts[n - 1].has_arg)
 				shortopts[s++] = ':';
 		}
 	}
@@ -292,13 +302,13 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 		if (c >= 256) {
 			d = &opt_table[c - 256];
 		} else {
-			for (int i = 0; i < OPT_COUNT && !d; i++)
+			for (int i = 0; i < opt_count && !d; i++)
 				if (opt_table[i].short_name == c && takes(&opt_table[i], cmd))
 					d = &opt_table[i];
 		}
 		if (!d)
 			continue; /* not reached: getopt returns only what we gave it */
-		if (d->id == OPT_HELP) {
+		if (d->arg == ARG_HELP) {
 			cmd_usage(stdout, cmd);
 			return OPTS_HELP;
 		}
@@ -373,7 +383,7 @@ void cmd_usage(FILE *f, const struct cmd_def *cmd)
 {
 	fprintf(f, "Usage: xdpong %s %s\n\n%s\n\nOptions:\n", cmd->name, cmd->synopsis,
 		cmd->description);
-	for (int i = 0; i < OPT_COUNT; i++)
+	for (int i = 0; i < opt_count; i++)
 		if (takes(&opt_table[i], cmd))
 			print_opt(f, &opt_table[i]);
 	fprintf(f, "\nExamples:\n%s", cmd->examples);

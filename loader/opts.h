@@ -10,6 +10,7 @@
 #define XDPONG_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include "prefix.h"
 
@@ -27,39 +28,20 @@ enum cmd_id {
 };
 #define CMD_BIT(c) (1U << (c))
 
-enum opt_id {
-	OPT_VERBOSE,
-	OPT_HELP,
-	OPT_MODE,
-	OPT_ADDR,
-	OPT_NO_IFACE_ADDRS,
-	OPT_HOST_ADDRS,
-	OPT_FORCE,
-	OPT_LATENCY_SAMPLE,
-	OPT_RATE_LIMIT,
-	OPT_GLOBAL_LIMIT,
-	OPT_INTERVAL,
-	OPT_JSON,
-	OPT_METRICS_FILE,
-	OPT_ALL,
-	OPT_PROMETHEUS,
-	OPT_COUNT_N,
-	OPT_OFF,
-	OPT_CONFIG,
-	OPT_METRICS_LISTEN,
-	OPT_COUNT,
-};
-
-/* What an option's value is; each type has one parser in opts.c. */
+/* What an option's value is; each type has one parser in opts.c, which
+ * stores the value where the option's row says (struct opt_def). */
 enum opt_arg {
-	ARG_NONE,    /* a flag */
-	ARG_MODE,    /* auto | native | skb */
-	ARG_PREFIX,  /* ADDR[/LEN], IPv4 or IPv6; repeatable */
-	ARG_UINT,    /* plain decimal, in [min, max] */
-	ARG_RATE,    /* PPS[:BURST] */
-	ARG_SECONDS, /* decimal seconds, fractions allowed, in [0.01, 86400] */
-	ARG_PATH,    /* a non-empty path */
-	ARG_LISTEN,  /* ADDR:PORT, [IPV6]:PORT: a local TCP address */
+	ARG_NONE,    /* a flag: a bool, set true */
+	ARG_COUNT,   /* a flag that counts: an int, one more each time (-vv) */
+	ARG_HELP,    /* --help: prints the command's help, stores nothing */
+	ARG_MODE,    /* auto | native | skb: an enum opts_mode */
+	ARG_PREFIX,  /* ADDR[/LEN], IPv4 or IPv6, repeatable: an array of struct
+		      * prefix, and its count (an int) at off2 */
+	ARG_UINT,    /* plain decimal, in [min, max]: an unsigned long long */
+	ARG_RATE,    /* PPS[:BURST]: two unsigned long longs, BURST at off2 */
+	ARG_SECONDS, /* decimal seconds, fractions allowed, in [0.01, 86400]: a double */
+	ARG_PATH,    /* a non-empty path: a const char * into the text */
+	ARG_LISTEN,  /* ADDR:PORT, [IPV6]:PORT, a local TCP address: the same */
 };
 
 /* Where a config file may set an option. */
@@ -69,19 +51,39 @@ enum opt_config {
 	CFG_GLOBAL, /* [global] only: it is the whole service's */
 };
 
+/* Options a config section sets together: an interface's choice of
+ * addresses replaces the global one whole (conffile.c). */
+enum opt_group {
+	GROUP_NONE,
+	GROUP_ADDRS, /* --no-iface-addrs, --host-addrs */
+};
+
+/*
+ * One option, declared once, as xdp-tools declares its parameters: its
+ * value lives in struct opts at off (OPT_FIELD), and a new option is a
+ * row of opt_table plus its field there.
+ */
 struct opt_def {
-	enum opt_id id;
 	const char *name;        /* long name, and the config file key */
 	char short_name;         /* 0: long only */
 	enum opt_arg arg;
 	const char *metavar;     /* shown in --help: --rate-limit PPS[:BURST] */
 	unsigned int cmds;       /* CMD_BIT()s of the commands that take it */
 	enum opt_config config;  /* where a config file may set it */
+	size_t off, size;        /* the value in struct opts (size 0: none) */
+	size_t off2, size2;      /* the second value: ARG_RATE, ARG_PREFIX */
 	unsigned long long min, max; /* ARG_UINT */
+	enum opt_group group;
 	const char *help;        /* one or more lines, no trailing newline */
 };
+#define OPT_FIELD(f) .off = offsetof(struct opts, f), .size = sizeof(((struct opts *)0)->f)
+#define OPT_FIELD2(f) .off2 = offsetof(struct opts, f), .size2 = sizeof(((struct opts *)0)->f)
 
-extern const struct opt_def opt_table[OPT_COUNT];
+#define OPTS_MAX 32 /* room for opt_table's rows */
+extern const struct opt_def opt_table[];
+extern const int opt_count;
+/* A row's index, for struct opts' seen[]. */
+#define opt_index(d) ((int)((d) - opt_table))
 
 #define OPTS_MAX_ADDRS 64
 #define OPTS_MAX_ARGS 16
@@ -95,7 +97,8 @@ enum opts_mode {
 /* Every option's value, whichever command is parsed. */
 struct opts {
 	enum cmd_id cmd;
-	bool seen[OPT_COUNT];
+	bool seen[OPTS_MAX];     /* by opt_index(): given on the line or in the file */
+	int verbose;
 	enum opts_mode mode;
 	struct prefix addrs[OPTS_MAX_ADDRS];
 	int n_addrs;
@@ -153,6 +156,8 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 
 /* Find an option by its long name (a config key), NULL if none. */
 const struct opt_def *opt_by_name(const char *name);
+/* Was the option of this long name given? */
+bool opts_seen(const struct opts *o, const char *name);
 
 /* A command's --help, from the table. */
 void cmd_usage(FILE *f, const struct cmd_def *cmd);

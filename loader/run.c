@@ -176,8 +176,9 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 {
 	if (cli->config) {
 		/* The config is the whole truth: no IFACE, no other options. */
-		for (int i = 0; i < OPT_COUNT; i++) {
-			if (cli->seen[i] && i != OPT_CONFIG && i != OPT_VERBOSE) {
+		for (int i = 0; i < opt_count; i++) {
+			if (cli->seen[i] && strcmp(opt_table[i].name, "config") &&
+			    strcmp(opt_table[i].name, "verbose")) {
 				log_error("--%s: with --config, every setting comes from the file",
 					  opt_table[i].name);
 				return EXIT_USAGE;
