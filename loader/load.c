@@ -253,22 +253,24 @@ not_pinned:
 	return false;
 }
 
-int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
-{
-	struct link_info *li = &lv->li;
-	struct attachment old;
-	struct takeover tk = { 0 };
-	char dir[256];
-	bool pinned;
+/* What load_up's phases share, in the order they fill it. */
+struct bringup {
+	const struct opts *o;
+	struct attachment *lv;   /* what is being brought up */
+	struct attachment old;   /* xdpong already there (have_old) */
+	bool have_old;
+	__u32 foreign;           /* another program there, 0 if none */
 	enum xdp_attach_mode mode;
-	bool use_skb = false, any_addrs = !o->no_iface_addrs || o->n_addrs, have_old;
-	__u32 foreign = 0;
-	int e, n4 = 0, n6 = 0, i4 = 0, i6 = 0;
+	struct takeover tk;
+	int n4, n6;              /* prefixes answered for */
+};
 
-	memset(lv, 0, sizeof(*lv));
-	lv->prog_fd = -1;
-	for (int m = 0; m < MAP_COUNT; m++)
-		lv->map_fd[m] = -1;
+/* 1. What is on the interface, and whether we may touch it. 0 or -1. */
+static int up_inspect(struct bringup *b, const char *ifname)
+{
+	struct link_info *li = &b->lv->li;
+	int e;
+
 	if (require_privileges() || iface_lookup(ifname, li))
 		return -1;
 	if (li->type == ARPHRD_LOOPBACK)
@@ -277,36 +279,48 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE)
 		return log_error("%s: link type %u is not supported (Ethernet, TAP and TUN are)",
 				 li->name, li->type);
-	e = attachment_find(li->ifindex, &old, &foreign);
+	e = attachment_find(li->ifindex, &b->old, &b->foreign);
 	if (e && e != -ENOENT)
 		return log_error("cannot inspect the XDP program on %s: %s", li->name, strerror(-e));
-	have_old = !e;
-	if (!have_old && !foreign)
-		foreign = li->xdp_prog_id;
-	if (may_take(li, &old, have_old, foreign, o->force))
-		goto fail_old;
+	b->have_old = !e;
+	if (!b->have_old && !b->foreign)
+		b->foreign = li->xdp_prog_id;
+	return may_take(li, &b->old, b->have_old, b->foreign, b->o->force);
+}
 
-	mode = o->mode == MODE_NATIVE ? XDP_MODE_NATIVE :
-	       o->mode == MODE_SKB    ? XDP_MODE_SKB :
-					XDP_MODE_UNSPEC;
+/* 2. The mode, and what the kernel and a veth peer allow. 0 or -1. */
+static int up_choose_mode(struct bringup *b)
+{
+	const struct opts *o = b->o;
+	struct link_info *li = &b->lv->li;
+	bool use_skb = false, any_addrs = !o->no_iface_addrs || o->n_addrs;
+
+	b->mode = o->mode == MODE_NATIVE ? XDP_MODE_NATIVE :
+		  o->mode == MODE_SKB    ? XDP_MODE_SKB :
+					   XDP_MODE_UNSPEC;
 	/* Auto takes over in the mode the old program has: no gap. */
-	if (have_old && mode == XDP_MODE_UNSPEC)
-		mode = old.xdp_mode;
+	if (b->have_old && b->mode == XDP_MODE_UNSPEC)
+		b->mode = b->old.xdp_mode;
 	/* A program that answers for nothing never transmits: no peer needed. */
-	if (mode != XDP_MODE_SKB && any_addrs &&
-	    check_veth_peer(li, mode == XDP_MODE_NATIVE, &use_skb))
-		goto fail_old;
+	if (b->mode != XDP_MODE_SKB && any_addrs &&
+	    check_veth_peer(li, b->mode == XDP_MODE_NATIVE, &use_skb))
+		return -1;
 	if (use_skb)
-		mode = XDP_MODE_SKB;
+		b->mode = XDP_MODE_SKB;
+	return kernel_check(li, o);
+}
 
-	if (kernel_check(li, o))
-		goto fail_old;
+/* 3. The BPF object, opened and configured (rodata: frozen at load). */
+static int up_open(struct bringup *b)
+{
+	const struct opts *o = b->o;
+	struct attachment *lv = b->lv;
+	struct link_info *li = &lv->li;
+
 	lv->skel = xdpong_skel_open();
-	if (!lv->skel) {
-		log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's log)",
-			  li->name, strerror(errno));
-		goto fail_old;
-	}
+	if (!lv->skel)
+		return log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's log)",
+				 li->name, strerror(errno));
 	/* TUN frames start at the IP header: decided once, not per packet. */
 	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ?
 						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
@@ -326,59 +340,74 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 		lv->skel->rodata->cfg_global_tolerance_ns =
 			(o->global_burst - 1) * lv->skel->rodata->cfg_global_cost_ns;
 	}
-	if (have_old && takeover_prepare(&old, lv->skel, &tk))
-		goto fail;
+	return 0;
+}
+
+/* 4. Loaded, with the old program's maps reused or copied over. */
+static int up_load(struct bringup *b)
+{
+	struct attachment *lv = b->lv;
+	struct link_info *li = &lv->li;
+	int e;
+
+	if (b->have_old && takeover_prepare(&b->old, lv->skel, &b->tk))
+		return -1;
 	e = xdpong_bpf__load(lv->skel);
-	if (e) {
-		log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
-			  attach_hint(-e, mode));
-		goto fail;
-	}
+	if (e)
+		return log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
+				 attach_hint(-e, b->mode));
 	lv->prog_fd = bpf_program__fd(lv->skel->progs.xdpong);
 	map_fds(lv);
 	/* The MAC, live in .bss (a reused .bss holds the old one). */
 	if (li->type == ARPHRD_ETHER && li->has_mac)
 		memcpy((void *)&lv->skel->bss->if_mac, li->mac, 6);
-	if (have_old && takeover_migrate(&old, lv, &tk))
-		goto fail;
+	return b->have_old ? takeover_migrate(&b->old, lv, &b->tk) : 0;
+}
 
-	/* The configuration's prefixes, and the interface's (or none): a
-	 * reused map keeps the operator's runtime prefixes as they are. */
+/* 5. The addresses to answer for: the configuration's prefixes, and the
+ * interface's (or none). A reused map keeps the operator's runtime
+ * prefixes as they are. */
+static int up_fill(struct bringup *b)
+{
+	const struct opts *o = b->o;
+	struct attachment *lv = b->lv;
+	int e, i4 = 0, i6 = 0;
+
 	e = addr_sync_config(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6], o->addrs, o->n_addrs);
-	if (e) {
-		log_error("%s: cannot fill the address map: %s", li->name, strerror(-e));
-		goto fail;
-	}
+	if (e)
+		return log_error("%s: cannot fill the address map: %s", lv->li.name, strerror(-e));
 	for (int i = 0; i < o->n_addrs; i++)
-		*(o->addrs[i].family == AF_INET ? &n4 : &n6) += 1;
+		*(o->addrs[i].family == AF_INET ? &b->n4 : &b->n6) += 1;
 	e = addr_sync(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6],
-		      o->no_iface_addrs ? NULL : li, o->host_addrs, false, &i4, &i6);
-	if (e) {
-		log_error("cannot read the addresses of %s: %s", li->name, strerror(-e));
-		goto fail;
-	}
-	n4 += i4;
-	n6 += i6;
+		      o->no_iface_addrs ? NULL : &lv->li, o->host_addrs, false, &i4, &i6);
+	if (e)
+		return log_error("cannot read the addresses of %s: %s", lv->li.name, strerror(-e));
+	b->n4 += i4;
+	b->n6 += i6;
 	e = addr_own_sync(lv->map_fd[MAP_ADDR4], lv->map_fd[MAP_ADDR6], lv->map_fd[MAP_BSS]);
-	if (e) {
-		log_error("%s: cannot write the program's address lists: %s", li->name,
-			  strerror(-e));
-		goto fail;
-	}
+	if (e)
+		return log_error("%s: cannot write the program's address lists: %s", lv->li.name,
+				 strerror(-e));
+	return 0;
+}
 
-	/* Everything is ready: only now does anything on the interface change. */
-	if (!have_old && foreign && foreign_detach(li, foreign))
-		goto fail;
-	if (have_old ? attach_replace(lv, &old, &mode) : attach_fresh(lv, &mode))
-		goto fail;
+/* 6. Everything is ready: only now does anything on the interface change. */
+static int up_attach(struct bringup *b)
+{
+	struct attachment *lv = b->lv;
+
+	if (!b->have_old && b->foreign && foreign_detach(&lv->li, b->foreign))
+		return -1;
+	if (b->have_old ? attach_replace(lv, &b->old, &b->mode) : attach_fresh(lv, &b->mode))
+		return -1;
 	lv->attached_here = true;
-	if (have_old)
-		takeover_settle(&old, lv, &tk);
+	if (b->have_old)
+		takeover_settle(&b->old, lv, &b->tk);
 	/* Before the old program's pins (and its links) go: no failure is
 	 * missed, and one in that instant may be counted twice. */
 	txwatch_start(lv);
-	lv->xdp_mode = mode;
-	lv->mode = mode_name(mode);
+	lv->xdp_mode = b->mode;
+	lv->mode = mode_name(b->mode);
 	{
 		struct bpf_prog_info pi = { 0 };
 		__u32 len = sizeof(pi);
@@ -386,32 +415,55 @@ int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
 		if (!bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len))
 			lv->prog_id = pi.id;
 	}
-	pinned = pins_refresh(lv, have_old ? old.map_id[MAP_STATS] : 0);
-	pin_dir(li->name, dir, sizeof(dir));
+	return 0;
+}
 
+/* 7. Pins, and what was done, said. */
+static void up_report(struct bringup *b)
+{
+	struct attachment *lv = b->lv;
+	const struct link_info *li = &lv->li;
+	char dir[256];
+	bool pinned = pins_refresh(lv, b->have_old ? b->old.map_id[MAP_STATS] : 0);
+
+	pin_dir(li->name, dir, sizeof(dir));
 	/* attach's result goes to stdout; run's stdout is for its samples. */
-	fprintf(o->cmd == CMD_RUN ? stderr : stdout,
+	fprintf(b->o->cmd == CMD_RUN ? stderr : stdout,
 		"xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d IPv6 prefixes%s%s\n",
-		li->name, lv->mode, lv->prog_id, n4, n6, pinned ? "; maps pinned in " : "",
-		pinned ? dir : "");
-	if (have_old)
+		li->name, lv->mode, lv->prog_id, b->n4, b->n6,
+		pinned ? "; maps pinned in " : "", pinned ? dir : "");
+	if (b->have_old)
 		log_note("%s: took over from program id %u without a gap: %d of its maps kept as they are, the rest carried over by name",
-			 li->name, old.prog_id, tk.n_reused);
-	if (!n4 && !n6 && !tk.reused[MAP_ADDR4] && !tk.reused[MAP_ADDR6])
+			 li->name, b->old.prog_id, b->tk.n_reused);
+	if (!b->n4 && !b->n6 && !b->tk.reused[MAP_ADDR4] && !b->tk.reused[MAP_ADDR6])
 		log_note("%s: no addresses to answer for: every ping goes to the kernel (add some with --addr)",
 			 li->name);
 	fflush(stdout);
-	if (have_old)
-		attachment_close(&old);
-	return 0;
-fail:
-	load_down(lv, true);
-fail_old:
+}
+
+int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
+{
+	struct bringup b = { .o = o, .lv = lv };
+	int ret = -1;
+
+	memset(lv, 0, sizeof(*lv));
+	lv->prog_fd = -1;
 	for (int m = 0; m < MAP_COUNT; m++)
-		free(tk.copied[m]);
-	if (have_old)
-		attachment_close(&old);
-	return -1;
+		lv->map_fd[m] = -1;
+	if (up_inspect(&b, ifname) || up_choose_mode(&b))
+		goto out;
+	if (up_open(&b) || up_load(&b) || up_fill(&b) || up_attach(&b)) {
+		load_down(lv, true);
+		goto out;
+	}
+	up_report(&b);
+	ret = 0;
+out:
+	for (int m = 0; m < MAP_COUNT; m++)
+		free(b.tk.copied[m]);
+	if (b.have_old)
+		attachment_close(&b.old);
+	return ret;
 }
 
 void load_down(struct attachment *lv, bool detach)
