@@ -83,8 +83,150 @@ struct prom_row {
 	struct addr_count ac;
 };
 
-#define EACH_UP(rows, n, r) \
-	for (struct prom_row *r = (rows); r < (rows) + (n); r++) if (r->v->a && r->v->s)
+/* ---- the families' samples, one interface at a time ---- */
+
+static unsigned long long v_up(const struct prom_row *r)
+{
+	return r->v->a && r->v->s;
+}
+
+static unsigned long long v_tx_failed(const struct prom_row *r)
+{
+	return r->v->s->tx_failed;
+}
+
+static unsigned long long v_tx_counted(const struct prom_row *r)
+{
+	return r->v->s->tx_watch == TXWATCH_LINKS;
+}
+
+static unsigned long long v_sample_every(const struct prom_row *r)
+{
+	return r->ro.cfg_latency_sample;
+}
+
+static unsigned long long v_trace_lost(const struct prom_row *r)
+{
+	return r->bss.trace_lost;
+}
+
+static void s_info(FILE *f, const char *name, const struct prom_row *r)
+{
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",mode=\"%s\",prog_id=\"%u\",framing=\"%s\",version=\"%s\"} 1\n",
+		r->v->a->mode, r->v->a->prog_id,
+		r->ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet", XDPONG_VERSION);
+}
+
+static void s_packets(FILE *f, const char *name, const struct prom_row *r)
+{
+	const struct snapshot *s = r->v->s;
+
+	for (int k = 0; k < XDPONG_R_MAX; k++) {
+		prom_dev(f, name, r->v->name);
+		fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n", outcome_names[reason_outcomes[k]],
+			reason_names[k], (unsigned long long)s->reason[k]);
+	}
+	for (int k = 0; k < s->n_extra; k++) { /* the attached build's own reasons */
+		prom_dev(f, name, r->v->name);
+		fprintf(f, ",result=\"%s\",reason=", outcome_names[s->extra_outcome[k]]);
+		prom_label(f, s->extra_name[k]);
+		fprintf(f, "} %llu\n", (unsigned long long)s->extra[k]);
+	}
+}
+
+/*
+ * slots[i] holds integer ns in [2^i, 2^(i+1)), so its inclusive upper
+ * bound is 2^(i+1) - 1 ns; the last slot also takes everything longer.
+ */
+static void s_service_time(FILE *f, const char *name, const struct prom_row *r)
+{
+	const struct snapshot *s = r->v->s;
+	unsigned long long cum = 0;
+	char series[64];
+
+	snprintf(series, sizeof(series), "%s_bucket", name);
+	for (int i = 0; i < XDPONG_LAT_SLOTS - 1; i++) {
+		cum += s->slots[i];
+		prom_dev(f, series, r->v->name);
+		fprintf(f, ",le=\"");
+		prom_seconds(f, (1ULL << (i + 1)) - 1);
+		fprintf(f, "\"} %llu\n", cum);
+	}
+	/* _count equals +Inf by definition: both from the slots read together. */
+	cum += s->slots[XDPONG_LAT_SLOTS - 1];
+	prom_dev(f, series, r->v->name);
+	fprintf(f, ",le=\"+Inf\"} %llu\n", cum);
+	snprintf(series, sizeof(series), "%s_sum", name);
+	prom_dev(f, series, r->v->name);
+	fprintf(f, "} ");
+	prom_seconds(f, s->lat_sum_ns);
+	fprintf(f, "\n");
+	snprintf(series, sizeof(series), "%s_count", name);
+	prom_dev(f, series, r->v->name);
+	fprintf(f, "} %llu\n", cum);
+}
+
+static void s_rate_limits(FILE *f, const char *name, const struct prom_row *r)
+{
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",scope=\"source\"} %llu\n",
+		r->ro.cfg_rate_cost_ns ? 1000000000ULL / r->ro.cfg_rate_cost_ns : 0);
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",scope=\"global\"} %llu\n",
+		r->ro.cfg_global_cost_ns ? 1000000000ULL / r->ro.cfg_global_cost_ns : 0);
+}
+
+static void s_prefixes(FILE *f, const char *name, const struct prom_row *r)
+{
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",family=\"ipv4\"} %llu\n", r->ac.n4);
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",family=\"ipv6\"} %llu\n", r->ac.n6);
+}
+
+/*
+ * Every family, in the order written: its head, then per interface either
+ * one value (value) or its series (samples). Only xdpong_up covers the
+ * interfaces that are configured but not attached.
+ */
+static const struct prom_family {
+	const char *name, *type, *help;
+	unsigned long long (*value)(const struct prom_row *r);
+	void (*samples)(FILE *f, const char *name, const struct prom_row *r);
+	bool unattached_too;
+} families[] = {
+	{ "xdpong_up", "gauge",
+	  "1 when xdpong is attached to the interface and answering, 0 when it is not (yet).",
+	  .value = v_up, .unattached_too = true },
+	{ "xdpong_info", "gauge",
+	  "xdpong attached to an interface: program id, XDP mode and framing (value always 1).",
+	  .samples = s_info },
+	{ "xdpong_packets_total", "counter",
+	  "Packets the XDP program decided on, by result (replied, passed, dropped) and reason, since attach.",
+	  .samples = s_packets },
+	{ "xdpong_tx_failed_total", "counter",
+	  "Replies (XDP_TX) the driver did not send, of those counted as replied; replied minus these left the interface.",
+	  .value = v_tx_failed },
+	{ "xdpong_tx_failed_counted", "gauge",
+	  "1 when the XDP_TX failures are being counted (the xdp tracepoints are attached), 0 when the count stands still.",
+	  .value = v_tx_counted },
+	{ "xdpong_service_time_seconds", "histogram",
+	  "Time from program entry to verdict for the replies that were timed (1 in sample_every).",
+	  .samples = s_service_time },
+	{ "xdpong_latency_sample_every", "gauge",
+	  "One reply in this many is timed for the histogram; 0 means timing is off.",
+	  .value = v_sample_every },
+	{ "xdpong_rate_limit_replies_per_second", "gauge",
+	  "Configured reply rate limit, per source (IPv4 /32, IPv6 /64) or global; 0 means no limit.",
+	  .samples = s_rate_limits },
+	{ "xdpong_answered_prefixes", "gauge",
+	  "Prefixes in the address maps xdpong answers for, by IP family.",
+	  .samples = s_prefixes },
+	{ "xdpong_trace_lost_events_total", "counter",
+	  "Trace events dropped because the trace ring buffer was full.",
+	  .value = v_trace_lost },
+};
 
 int prom_print_all(FILE *f, const struct prom_iface *v, int n)
 {
@@ -106,116 +248,20 @@ int prom_print_all(FILE *f, const struct prom_iface *v, int n)
 		  "The xdpong build that writes these metrics (value always 1).");
 	fprintf(f, "xdpong_build_info{version=\"%s\",libbpf=\"%s\"} 1\n", XDPONG_VERSION,
 		libbpf_version_string());
+	for (size_t k = 0; k < sizeof(families) / sizeof(families[0]); k++) {
+		const struct prom_family *fam = &families[k];
 
-	prom_head(f, "xdpong_up", "gauge",
-		  "1 when xdpong is attached to the interface and answering, 0 when it is not (yet).");
-	for (int i = 0; i < n; i++) {
-		prom_dev(f, "xdpong_up", v[i].name);
-		fprintf(f, "} %d\n", v[i].a && v[i].s ? 1 : 0);
-	}
-
-	prom_head(f, "xdpong_info", "gauge",
-		  "xdpong attached to an interface: program id, XDP mode and framing (value always 1).");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_info", r->v->name);
-		fprintf(f, ",mode=\"%s\",prog_id=\"%u\",framing=\"%s\",version=\"%s\"} 1\n",
-			r->v->a->mode, r->v->a->prog_id,
-			r->ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet", XDPONG_VERSION);
-	}
-
-	prom_head(f, "xdpong_packets_total", "counter",
-		  "Packets the XDP program decided on, by result (replied, passed, dropped) and reason, since attach.");
-	EACH_UP(rows, n, r) {
-		const struct snapshot *s = r->v->s;
-
-		for (int k = 0; k < XDPONG_R_MAX; k++) {
-			prom_dev(f, "xdpong_packets_total", r->v->name);
-			fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n",
-				outcome_names[reason_outcomes[k]], reason_names[k],
-				(unsigned long long)s->reason[k]);
+		prom_head(f, fam->name, fam->type, fam->help);
+		for (const struct prom_row *r = rows; r < rows + n; r++) {
+			if (!fam->unattached_too && (!r->v->a || !r->v->s))
+				continue;
+			if (fam->samples) {
+				fam->samples(f, fam->name, r);
+				continue;
+			}
+			prom_dev(f, fam->name, r->v->name);
+			fprintf(f, "} %llu\n", fam->value(r));
 		}
-		for (int k = 0; k < s->n_extra; k++) { /* the attached build's own reasons */
-			prom_dev(f, "xdpong_packets_total", r->v->name);
-			fprintf(f, ",result=\"%s\",reason=", outcome_names[s->extra_outcome[k]]);
-			prom_label(f, s->extra_name[k]);
-			fprintf(f, "} %llu\n", (unsigned long long)s->extra[k]);
-		}
-	}
-
-	prom_head(f, "xdpong_tx_failed_total", "counter",
-		  "Replies (XDP_TX) the driver did not send, of those counted as replied; replied minus these left the interface.");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_tx_failed_total", r->v->name);
-		fprintf(f, "} %llu\n", (unsigned long long)r->v->s->tx_failed);
-	}
-	prom_head(f, "xdpong_tx_failed_counted", "gauge",
-		  "1 when the XDP_TX failures are being counted (the xdp tracepoints are attached), 0 when the count stands still.");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_tx_failed_counted", r->v->name);
-		fprintf(f, "} %d\n", r->v->s->tx_watch == TXWATCH_LINKS);
-	}
-
-	/*
-	 * slots[i] holds integer ns in [2^i, 2^(i+1)), so its inclusive upper
-	 * bound is 2^(i+1) - 1 ns; the last slot also takes everything longer.
-	 */
-	prom_head(f, "xdpong_service_time_seconds", "histogram",
-		  "Time from program entry to verdict for the replies that were timed (1 in sample_every).");
-	EACH_UP(rows, n, r) {
-		const struct snapshot *s = r->v->s;
-		unsigned long long cum = 0;
-
-		for (int i = 0; i < XDPONG_LAT_SLOTS - 1; i++) {
-			cum += s->slots[i];
-			prom_dev(f, "xdpong_service_time_seconds_bucket", r->v->name);
-			fprintf(f, ",le=\"");
-			prom_seconds(f, (1ULL << (i + 1)) - 1);
-			fprintf(f, "\"} %llu\n", cum);
-		}
-		/* _count equals +Inf by definition: both from the slots read together. */
-		cum += s->slots[XDPONG_LAT_SLOTS - 1];
-		prom_dev(f, "xdpong_service_time_seconds_bucket", r->v->name);
-		fprintf(f, ",le=\"+Inf\"} %llu\n", cum);
-		prom_dev(f, "xdpong_service_time_seconds_sum", r->v->name);
-		fprintf(f, "} ");
-		prom_seconds(f, s->lat_sum_ns);
-		fprintf(f, "\n");
-		prom_dev(f, "xdpong_service_time_seconds_count", r->v->name);
-		fprintf(f, "} %llu\n", cum);
-	}
-
-	prom_head(f, "xdpong_latency_sample_every", "gauge",
-		  "One reply in this many is timed for the histogram; 0 means timing is off.");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_latency_sample_every", r->v->name);
-		fprintf(f, "} %u\n", r->ro.cfg_latency_sample);
-	}
-
-	prom_head(f, "xdpong_rate_limit_replies_per_second", "gauge",
-		  "Configured reply rate limit, per source (IPv4 /32, IPv6 /64) or global; 0 means no limit.");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_rate_limit_replies_per_second", r->v->name);
-		fprintf(f, ",scope=\"source\"} %llu\n",
-			r->ro.cfg_rate_cost_ns ? 1000000000ULL / r->ro.cfg_rate_cost_ns : 0);
-		prom_dev(f, "xdpong_rate_limit_replies_per_second", r->v->name);
-		fprintf(f, ",scope=\"global\"} %llu\n",
-			r->ro.cfg_global_cost_ns ? 1000000000ULL / r->ro.cfg_global_cost_ns : 0);
-	}
-
-	prom_head(f, "xdpong_answered_prefixes", "gauge",
-		  "Prefixes in the address maps xdpong answers for, by IP family.");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_answered_prefixes", r->v->name);
-		fprintf(f, ",family=\"ipv4\"} %llu\n", r->ac.n4);
-		prom_dev(f, "xdpong_answered_prefixes", r->v->name);
-		fprintf(f, ",family=\"ipv6\"} %llu\n", r->ac.n6);
-	}
-
-	prom_head(f, "xdpong_trace_lost_events_total", "counter",
-		  "Trace events dropped because the trace ring buffer was full.");
-	EACH_UP(rows, n, r) {
-		prom_dev(f, "xdpong_trace_lost_events_total", r->v->name);
-		fprintf(f, "} %llu\n", (unsigned long long)r->bss.trace_lost);
 	}
 	free(rows);
 	return ferror(f) ? -EIO : 0;
