@@ -216,29 +216,126 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 
 enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_OWNER0, FD_MAX = FD_OWNER0 + CONFIG_MAX_IFACES };
 
+/* What the poll loop's handlers share. */
+struct loop {
+	struct service *svc;
+	struct settings *st;
+	const char *config_path;
+	struct http **http;
+	int sig, mon, tmr, dog; /* signalfd, netlink monitor, timerfds (-1: none) */
+	bool keep;              /* leave the programs attached at exit */
+	int ret;                /* the exit code, once the loop ends */
+};
+
+enum { LOOP_ON, LOOP_END };
+
+/* A signal: SIGHUP reloads; SIGUSR1 exits, keeping the programs; the
+ * rest detach and exit. */
+static int on_signal_fd(struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	if (read(l->sig, &si, sizeof(si)) != sizeof(si))
+		return LOOP_ON;
+	if (si.ssi_signo == SIGHUP) {
+		sd_notify(0, "RELOADING=1");
+		if (l->config_path) {
+			double was = l->st->global.interval;
+
+			reload(l->svc, l->st, l->config_path, l->http);
+			if (l->st->global.interval != was) {
+				if (l->tmr >= 0)
+					close(l->tmr);
+				l->tmr = timer_open(l->st->global.interval);
+			}
+		} else {
+			served_resync(&l->svc->v[0], false);
+		}
+		sd_notify(0, "READY=1");
+		notify_status(l->svc);
+		return LOOP_ON;
+	}
+	l->ret = 0;
+	if (si.ssi_signo == SIGUSR1) {
+		/* systemd's RestartKillSignal: a restart, not a stop. */
+		log_note("%s: exiting; the programs stay attached and answering, and the next 'xdpong run' or 'attach' takes them over",
+			 strsignal(si.ssi_signo));
+		sd_notify(0, "STOPPING=1\nSTATUS=restarting: the programs stay attached");
+		l->keep = true;
+		return LOOP_END;
+	}
+	log_note("%s: detaching", strsignal(si.ssi_signo));
+	sd_notify(0, "STOPPING=1\nSTATUS=detaching: the kernel answers pings again");
+	return LOOP_END;
+}
+
+/* systemd's watchdog: pet it only while every program it holds is still
+ * attached. */
+static void on_watchdog(struct loop *l)
+{
+	__u64 ticks;
+
+	if (read(l->dog, &ticks, sizeof(ticks)) < 0)
+		return;
+	if (!all_answering(l->svc)) {
+		/* No more pets: systemd restarts us, and the new run attaches. */
+		log_error("a program of this run is no longer attached; not telling the watchdog all is well");
+		sd_notify(0, "STATUS=a program was detached by someone else");
+		return;
+	}
+	sd_notify(0, "WATCHDOG=1");
+}
+
+/* Every --interval: the counters, the samples printed, the metrics file. */
+static void on_timer(struct loop *l)
+{
+	struct service *svc = l->svc;
+	__u64 ticks;
+
+	if (read(l->tmr, &ticks, sizeof(ticks)) < 0)
+		return;
+	service_tick(svc);
+	notify_status(svc);
+	for (int i = 0; l->st->print_stats && i < svc->n; i++)
+		if (svc->v[i].up && svc->v[i].have_stats)
+			print_sample(&svc->v[i].a, &svc->v[i].prev, &svc->v[i].cur,
+				     l->st->global.json, svc->v[i].o.latency_sample);
+	if (l->st->global.metrics_file)
+		write_metrics(svc, l->st->global.metrics_file);
+}
+
+/* The descriptors to wait on; how many. */
+static int loop_fds(const struct loop *l, struct pollfd *pfd)
+{
+	int nfd = FD_OWNER0;
+
+	pfd[FD_SIG] = (struct pollfd){ .fd = l->sig, .events = POLLIN };
+	pfd[FD_MON] = (struct pollfd){ .fd = l->mon, .events = POLLIN };
+	pfd[FD_TIMER] = (struct pollfd){ .fd = l->tmr, .events = POLLIN };
+	pfd[FD_DOG] = (struct pollfd){ .fd = l->dog, .events = POLLIN };
+	pfd[FD_HTTP] = (struct pollfd){ .fd = *l->http ? http_fd(*l->http) : -1,
+					.events = POLLIN };
+	for (int i = 0; i < l->svc->n; i++)
+		pfd[nfd++] = (struct pollfd){ .fd = l->svc->v[i].owner_fd, .events = POLLIN };
+	return nfd;
+}
+
 static int run_loop(struct service *svc, struct settings *st, const char *config_path,
 		    struct http **http, int sig, int mon)
 {
+	struct loop l = { .svc = svc, .st = st, .config_path = config_path, .http = http,
+			  .sig = sig, .mon = mon, .tmr = timer_open(st->global.interval),
+			  .dog = -1, .ret = 1 };
 	struct pollfd pfd[FD_MAX];
 	uint64_t dog_usec = 0;
-	int tmr = timer_open(st->global.interval), dog = -1, ret = 1;
-	bool keep = false;
 
-	/* systemd's watchdog (WatchdogSec=): pet it at half its period, from
-	 * the loop, and only while every program it holds is still attached. */
+	/* systemd's watchdog (WatchdogSec=): pet it at half its period. */
 	if (sd_watchdog_enabled(0, &dog_usec) > 0 && dog_usec)
-		dog = timer_open(dog_usec / 2e6);
+		l.dog = timer_open(dog_usec / 2e6);
 	for (;;) {
-		int nfd = FD_OWNER0, timeout = *http ? http_timeout_ms(*http) : -1;
+		int nfd = loop_fds(&l, pfd);
 
-		pfd[FD_SIG] = (struct pollfd){ .fd = sig, .events = POLLIN };
-		pfd[FD_MON] = (struct pollfd){ .fd = mon, .events = POLLIN };
-		pfd[FD_TIMER] = (struct pollfd){ .fd = tmr, .events = POLLIN };
-		pfd[FD_DOG] = (struct pollfd){ .fd = dog, .events = POLLIN };
-		pfd[FD_HTTP] = (struct pollfd){ .fd = *http ? http_fd(*http) : -1, .events = POLLIN };
-		for (int i = 0; i < svc->n; i++)
-			pfd[nfd++] = (struct pollfd){ .fd = svc->v[i].owner_fd, .events = POLLIN };
-		if (poll(pfd, nfd, timeout) < 0) {
+		if (poll(pfd, nfd, *http ? http_timeout_ms(*http) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
@@ -249,87 +346,32 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 				owner_answer(svc->v[i].owner_fd, svc->v[i].since);
 		if (*http)
 			http_run(*http);
-		if (pfd[FD_SIG].revents & POLLIN) {
-			struct signalfd_siginfo si;
-
-			if (read(sig, &si, sizeof(si)) != sizeof(si))
-				continue;
-			if (si.ssi_signo == SIGHUP) {
-				sd_notify(0, "RELOADING=1");
-				if (config_path) {
-					double was = st->global.interval;
-
-					reload(svc, st, config_path, http);
-					if (st->global.interval != was) {
-						if (tmr >= 0)
-							close(tmr);
-						tmr = timer_open(st->global.interval);
-					}
-				} else
-					served_resync(&svc->v[0], false);
-				sd_notify(0, "READY=1");
-				notify_status(svc);
-				continue;
-			}
-			if (si.ssi_signo == SIGUSR1) {
-				/* systemd's RestartKillSignal: a restart, not a stop. */
-				log_note("%s: exiting; the programs stay attached and answering, and the next 'xdpong run' or 'attach' takes them over",
-					 strsignal(si.ssi_signo));
-				sd_notify(0, "STOPPING=1\nSTATUS=restarting: the programs stay attached");
-				keep = true;
-				ret = 0;
-				break;
-			}
-			log_note("%s: detaching", strsignal(si.ssi_signo));
-			sd_notify(0, "STOPPING=1\nSTATUS=detaching: the kernel answers pings again");
-			ret = 0;
+		if ((pfd[FD_SIG].revents & POLLIN) && on_signal_fd(&l) == LOOP_END)
 			break;
-		}
+		if (pfd[FD_SIG].revents & POLLIN)
+			continue;
 		if (pfd[FD_MON].revents & POLLIN) {
 			monitor_read_all(mon, on_event, svc);
 			service_flush(svc);
 			if (svc->lost_one && !svc->wait_for_ifaces)
 				break; /* the command line's interface is gone: exit 1 */
 		}
-		if (dog >= 0 && (pfd[FD_DOG].revents & POLLIN)) {
-			__u64 ticks;
-
-			if (read(dog, &ticks, sizeof(ticks)) < 0)
-				continue;
-			if (!all_answering(svc)) {
-				/* No more pets: systemd restarts us, and the new run attaches. */
-				log_error("a program of this run is no longer attached; not telling the watchdog all is well");
-				sd_notify(0, "STATUS=a program was detached by someone else");
-				continue;
-			}
-			sd_notify(0, "WATCHDOG=1");
-		}
-		if (tmr >= 0 && (pfd[FD_TIMER].revents & POLLIN)) {
-			__u64 ticks;
-
-			if (read(tmr, &ticks, sizeof(ticks)) < 0)
-				continue;
-			service_tick(svc);
-			notify_status(svc);
-			for (int i = 0; st->print_stats && i < svc->n; i++)
-				if (svc->v[i].up && svc->v[i].have_stats)
-					print_sample(&svc->v[i].a, &svc->v[i].prev, &svc->v[i].cur,
-						     st->global.json, svc->v[i].o.latency_sample);
-			if (st->global.metrics_file)
-				write_metrics(svc, st->global.metrics_file);
-		}
+		if (l.dog >= 0 && (pfd[FD_DOG].revents & POLLIN))
+			on_watchdog(&l);
+		if (l.tmr >= 0 && (pfd[FD_TIMER].revents & POLLIN))
+			on_timer(&l);
 	}
 	/* Counters of a detached program must not look alive to Prometheus;
 	 * a kept one's file is rewritten by the next run. */
-	if (st->global.metrics_file && !keep)
+	if (st->global.metrics_file && !l.keep)
 		unlink(st->global.metrics_file);
 	for (int i = 0; i < svc->n; i++)
-		served_down(&svc->v[i], !keep);
-	if (tmr >= 0)
-		close(tmr);
-	if (dog >= 0)
-		close(dog);
-	return ret;
+		served_down(&svc->v[i], !l.keep);
+	if (l.tmr >= 0)
+		close(l.tmr);
+	if (l.dog >= 0)
+		close(l.dog);
+	return l.ret;
 }
 
 static int run_main(const struct opts *cli)
