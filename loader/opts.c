@@ -252,13 +252,12 @@ static const char *typed_name(const char *arg, char *buf, size_t size)
 	return buf;
 }
 
-int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
+/* getopt_long's tables for cmd's options; a long option's val is 256 +
+ * its row. */
+static void getopt_tables(const struct cmd_def *cmd, struct option *longopts, char *shortopts)
 {
-	struct option longopts[OPTS_MAX + 1];
-	char shortopts[2 * OPTS_MAX + 3], errbuf[128], name[64];
-	int n = 0, s = 0, c, idx;
+	int n = 0, s = 0;
 
-	opts_init(o, cmd->id);
 	/* ':' first: a missing value is ':' and an unknown option is '?'. */
 	shortopts[s++] = ':';
 	for (int i = 0; i < opt_count; i++) {
@@ -280,6 +279,43 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 	}
 	longopts[n] = (struct option){ 0 };
 	shortopts[s] = '\0';
+}
+
+/* The positional arguments, after the options: their number, and an
+ * interface name the kernel could have. 0, or OPTS_USAGE (said). */
+static int take_args(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
+{
+	for (int i = optind; i < argc; i++) {
+		if (o->n_args >= OPTS_MAX_ARGS || o->n_args >= cmd->max_args) {
+			log_error("unexpected argument '%s' (usage: xdpong %s %s)", argv[i],
+				  cmd->name, cmd->synopsis);
+			return OPTS_USAGE;
+		}
+		o->args[o->n_args++] = argv[i];
+	}
+	/* An interface name the kernel could never have is a usage error. */
+	if (o->n_args && cmd->iface_arg &&
+	    (!*o->args[0] || strlen(o->args[0]) >= IF_NAMESIZE)) {
+		log_error("invalid interface name '%s': expected 1 to %d characters",
+			  o->args[0], IF_NAMESIZE - 1);
+		return OPTS_USAGE;
+	}
+	if (o->n_args < cmd->min_args) {
+		log_error("missing %s (usage: xdpong %s %s)",
+			  o->n_args ? "argument" : "interface", cmd->name, cmd->synopsis);
+		return OPTS_USAGE;
+	}
+	return 0;
+}
+
+int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
+{
+	struct option longopts[OPTS_MAX + 1];
+	char shortopts[2 * OPTS_MAX + 3], errbuf[128], name[64];
+	int c, idx;
+
+	opts_init(o, cmd->id);
+	getopt_tables(cmd, longopts, shortopts);
 
 	optind = 0; /* 0: glibc starts over, forgetting a previous parse */
 	opterr = 0;
@@ -317,26 +353,8 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 			return OPTS_USAGE;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (o->n_args >= OPTS_MAX_ARGS || o->n_args >= cmd->max_args) {
-			log_error("unexpected argument '%s' (usage: xdpong %s %s)", argv[i],
-				  cmd->name, cmd->synopsis);
-			return OPTS_USAGE;
-		}
-		o->args[o->n_args++] = argv[i];
-	}
-	/* An interface name the kernel could never have is a usage error. */
-	if (o->n_args && cmd->iface_arg &&
-	    (!*o->args[0] || strlen(o->args[0]) >= IF_NAMESIZE)) {
-		log_error("invalid interface name '%s': expected 1 to %d characters",
-			  o->args[0], IF_NAMESIZE - 1);
+	if (take_args(cmd, argc, argv, o))
 		return OPTS_USAGE;
-	}
-	if (o->n_args < cmd->min_args) {
-		log_error("missing %s (usage: xdpong %s %s)",
-			  o->n_args ? "argument" : "interface", cmd->name, cmd->synopsis);
-		return OPTS_USAGE;
-	}
 	if (opts_conflict(o)) {
 		log_error("%s", opts_conflict(o));
 		return OPTS_USAGE;

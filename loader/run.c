@@ -374,6 +374,44 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 	return l.ret;
 }
 
+/* The configured interfaces, as served entries (not yet attached). */
+static void service_fill(struct service *svc, const struct config *c)
+{
+	for (int i = 0; i < c->n_ifaces; i++) {
+		struct served *v = &svc->v[svc->n++];
+
+		snprintf(v->name, sizeof(v->name), "%s", c->ifaces[i].name);
+		v->o = c->ifaces[i].o;
+		v->owner_fd = -1;
+		v->a.prog_fd = -1;
+	}
+}
+
+/* Attach every interface: how many are up, or -1 when the command line's
+ * one interface cannot be (a config's missing ones are waited for). */
+static int service_up_all(struct service *svc)
+{
+	int up = 0;
+
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+
+		if (!served_up(v)) {
+			up++;
+		} else if (!svc->wait_for_ifaces) {
+			/* The command line's one interface: failures other
+			 * than a missing interface were said already. */
+			if (v->missing)
+				log_error("interface '%s' not found in this network namespace (see 'ip link')",
+					  v->name);
+			return -1;
+		} else {
+			log_note("%s: not attached: %s", v->name, v->why);
+		}
+	}
+	return up;
+}
+
 static int run_main(const struct opts *cli)
 {
 	struct config *c = calloc(1, sizeof(*c));
@@ -408,14 +446,7 @@ static int run_main(const struct opts *cli)
 		if (!http)
 			goto out;
 	}
-	for (int i = 0; i < c->n_ifaces; i++) {
-		struct served *v = &svc->v[svc->n++];
-
-		snprintf(v->name, sizeof(v->name), "%s", c->ifaces[i].name);
-		v->o = c->ifaces[i].o;
-		v->owner_fd = -1;
-		v->a.prog_fd = -1;
-	}
+	service_fill(svc, c);
 	/* A metrics file that cannot be written is a configuration error: said
 	 * before anything is attached (the first one says xdpong_up 0). */
 	if (st.global.metrics_file) {
@@ -423,22 +454,9 @@ static int run_main(const struct opts *cli)
 		if (access(st.global.metrics_file, F_OK))
 			goto out;
 	}
-	for (int i = 0; i < svc->n; i++) {
-		struct served *v = &svc->v[i];
-
-		if (!served_up(v))
-			up++;
-		else if (!svc->wait_for_ifaces) {
-			/* The command line's one interface: failures other
-			 * than a missing interface were said already. */
-			if (v->missing)
-				log_error("interface '%s' not found in this network namespace (see 'ip link')",
-					  v->name);
-			goto out_down;
-		}
-		else
-			log_note("%s: not attached: %s", v->name, v->why);
-	}
+	up = service_up_all(svc);
+	if (up < 0)
+		goto out_down;
 	if (st.global.metrics_file)
 		write_metrics(svc, st.global.metrics_file);
 	sd_notifyf(0, "READY=1\nMAINPID=%d", getpid());

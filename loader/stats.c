@@ -72,6 +72,22 @@ static void print_text(const struct attachment *a, const struct snapshot *s,
 	print_histogram(s, sample_every);
 }
 
+/* One line of per-second rates between two samples. */
+static void print_rates(const struct snapshot *prev, const struct snapshot *cur)
+{
+	double dt = seconds_between(&prev->mono, &cur->mono);
+	char tbuf[16];
+	struct tm tm;
+
+	localtime_r(&cur->wall.tv_sec, &tm);
+	strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	printf("%-8s %12.0f", tbuf, (cur->received - prev->received) / dt);
+	for (int o = 0; o < 3; o++)
+		printf(" %12.0f", (cur->outcome[o] - prev->outcome[o]) / dt);
+	printf("\n");
+	fflush(stdout);
+}
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -132,7 +148,6 @@ static int stats_main(const struct opts *o)
 			.tv_sec = (time_t)interval,
 			.tv_nsec = (long)((interval - floor(interval)) * 1e9),
 		};
-		double dt;
 
 		prev = cur;
 		while (nanosleep(&ts, &ts) && errno == EINTR && !stop)
@@ -151,19 +166,7 @@ static int stats_main(const struct opts *o)
 				break;
 			continue;
 		}
-		dt = seconds_between(&prev.mono, &cur.mono);
-		{
-			char tbuf[16];
-			struct tm tm;
-
-			localtime_r(&cur.wall.tv_sec, &tm);
-			strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-			printf("%-8s %12.0f", tbuf, (cur.received - prev.received) / dt);
-		}
-		for (int o = 0; o < 3; o++)
-			printf(" %12.0f", (cur.outcome[o] - prev.outcome[o]) / dt);
-		printf("\n");
-		fflush(stdout);
+		print_rates(&prev, &cur);
 	}
 	if (!json) {
 		printf("\n");

@@ -433,6 +433,30 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 	return rc;
 }
 
+/*
+ * The events off unless another trace still reads: under the mutex, so
+ * none starts now. 0, or -1 when they could not be switched off (said).
+ */
+static int trace_finish(const struct attachment *a, struct bss_access *bss, struct readers *rd,
+			bool locked)
+{
+	int ret;
+
+	if (locked) {
+		ofd_lock(rd->fd, F_WRLCK, 0, true);
+		ofd_lock(rd->fd, F_UNLCK, 1, false);
+	}
+	if (locked && others_reading(rd->fd))
+		return 0;
+	ret = bss_set(bss, "trace_enabled", 0);
+	if (locked)
+		unlink(rd->path);
+	if (ret)
+		return log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s --off')",
+				 a->li.name, strerror(-ret), a->li.name);
+	return 0;
+}
+
 static int trace_main(const struct opts *o)
 {
 	struct trace_ctx c = { .json = o->json, .count = o->count };
@@ -497,22 +521,8 @@ static int trace_main(const struct opts *o)
 	     a.prog_id, a.mode);
 
 	rc = trace_loop(&c, &bss, rb);
-
-	/* Off unless another trace still reads: under the mutex, so none starts now. */
-	if (locked) {
-		ofd_lock(rd.fd, F_WRLCK, 0, true);
-		ofd_lock(rd.fd, F_UNLCK, 1, false);
-	}
-	if (!locked || !others_reading(rd.fd)) {
-		ret = bss_set(&bss, "trace_enabled", 0);
-		if (ret) {
-			log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s --off')",
-			    a.li.name, strerror(-ret), a.li.name);
-			rc = 1;
-		}
-		if (locked)
-			unlink(rd.path);
-	}
+	if (trace_finish(&a, &bss, &rd, locked))
+		rc = 1;
 out_unlock:
 	if (locked)
 		readers_leave(&rd);
