@@ -4,7 +4,7 @@
  * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c,
  * config.c; main.c dispatches to them) call into these; these never call
  * a subcommand. Reading order, from the bottom up, as the sections below
- * (log.h, prefix.h, opts.h and probe.h first): netlink, privs, owner,
+ * (log.h, prefix.h, nlsock.h, opts.h and probe.h first): netlink, privs, owner,
  * layout, pins, attachment, bss, addrmap, counters, output, prom,
  * takeover, txwatch, load, then the service's: conffile, service, http.
  */

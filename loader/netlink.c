@@ -12,6 +12,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include "nlsock.h"
 #include "loader.h"
 
 #ifndef IFLA_TARGET_NETNSID
@@ -36,21 +37,7 @@ static bool nl_msg_ok(const struct nlmsghdr *nh, int left)
 
 static int nl_open(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int one = 1, fd;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	/* Errors come back with the offending attribute named. */
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
+	return nl_socket(0, 0);
 }
 
 static void nl_add_attr(struct nl_req *req, unsigned short type,
@@ -382,22 +369,7 @@ int iface_lookup(const char *name, struct link_info *li)
 
 int monitor_open(void)
 {
-	struct sockaddr_nl sa = {
-		.nl_family = AF_NETLINK,
-		.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
-	};
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			NETLINK_ROUTE);
-
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
+	return nl_socket(RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, SOCK_NONBLOCK);
 }
 
 /* Drain the socket; say what concerns ifindex. */

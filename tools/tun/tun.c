@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "tun.h"
+#include "../../loader/nlsock.h" /* the one rtnetlink socket helper */
 
 int tun_open(const char *name, bool tap, char *actual)
 {
@@ -75,18 +76,7 @@ static void rta_add(char *msg, unsigned short type, const void *data, size_t len
 
 static int nl_open(unsigned int groups)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
+	return nl_socket(groups, 0);
 }
 
 int tun_addr_add(int ifindex, const struct pkt_prefix *p)
