@@ -22,8 +22,6 @@
 #define XP_ICMP_ECHO 8
 #define XP_ICMPV6_ECHO_REQUEST 128
 #define XP_ICMPV6_ECHO_REPLY 129
-#define XP_IP_MF_OFFSET 0x3fff /* More Fragments flag and fragment offset */
-#define XP_REPLY_HOPS 64       /* TTL / hop limit of every reply */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -720,7 +718,7 @@ static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, struct ethhdr *eth,
 	}
 	if (ip->ihl > 5)
 		return REASON(pass_ip_options);
-	if (ip->frag_off & bpf_htons(XP_IP_MF_OFFSET))
+	if (ip->frag_off & bpf_htons(XDPONG_IP_MF_OFFSET))
 		return REASON(pass_fragment);
 	/* Before the ICMP checks: ICMP for others is forwarded as it is. */
 	/* 224.0.0.0/4 and 255.255.255.255: echo_ignore_broadcasts is the kernel's call. */
@@ -774,7 +772,7 @@ static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, struct ethhdr *eth,
 	ip->saddr = ip->daddr;
 	ip->daddr = tmp;
 	old = ld16(&ip->ttl); /* TTL and protocol share a word */
-	new = word_with_first_byte(old, XP_REPLY_HOPS);
+	new = word_with_first_byte(old, XDPONG_REPLY_HOPS);
 	st16(&ip->ttl, new);
 	ip->check = csum_replace16(ip->check, old, new);
 
@@ -878,7 +876,7 @@ static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, struct ethhdr *eth,
 	st64((void *)&ip6->saddr + 8, b1);
 	st64(&ip6->daddr, a0);
 	st64((void *)&ip6->daddr + 8, a1);
-	ip6->hop_limit = XP_REPLY_HOPS; /* not in the pseudo-header */
+	ip6->hop_limit = XDPONG_REPLY_HOPS; /* not in the pseudo-header */
 
 	old = ld16(icmp6); /* type and code */
 	new = word_with_first_byte(old, XP_ICMPV6_ECHO_REPLY);

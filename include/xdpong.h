@@ -98,6 +98,14 @@ struct xdpong_tx_counters {
 };
 
 /*
+ * The rules' constants, for the program and for tools/tun/userpong.c, its
+ * user-space mirror. (lib/reference.c, the tests' oracle, keeps its own:
+ * it must not share a mistake with what it judges.)
+ */
+#define XDPONG_REPLY_HOPS 64       /* TTL / hop limit of every reply */
+#define XDPONG_IP_MF_OFFSET 0x3fff /* IPv4 More Fragments flag and fragment offset */
+
+/*
  * An IPv6 extension header (IANA's list): an echo request behind one goes
  * to the kernel (pass_ipv6_ext). The one definition, for the program and
  * for tools/tun/userpong.c, its user-space mirror.

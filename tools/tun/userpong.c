@@ -82,7 +82,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 		return REASON(drop_bad_length);
 	if (hl > PKT_IP4_HLEN)
 		return REASON(pass_ip_options);
-	if (pkt_get_be16(ip + 6) & 0x3fff) /* MF or a fragment offset */
+	if (pkt_get_be16(ip + 6) & XDPONG_IP_MF_OFFSET)
 		return REASON(pass_fragment);
 	if ((ip[16] & 0xf0) == 0xe0 || !memcmp(ip + 16, all_ones, 4))
 		return REASON(pass_dst_group);
@@ -118,7 +118,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	memcpy(ip + 12, ip + 16, 4);
 	memcpy(ip + 16, tmp, 4);
 	m = pkt_get_be16(ip + 8); /* TTL and protocol share a word */
-	ip[8] = PKT_REPLY_HOPS;
+	ip[8] = XDPONG_REPLY_HOPS;
 	pkt_put_be16(ip + 10, up_csum_update16(pkt_get_be16(ip + 10), m, pkt_get_be16(ip + 8)));
 	m = pkt_get_be16(icmp);
 	icmp[0] = PKT_ICMP_ECHOREPLY;
@@ -171,7 +171,7 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 	memcpy(tmp, src, 16);
 	memcpy(src, dst, 16);
 	memcpy(dst, tmp, 16);
-	ip[7] = PKT_REPLY_HOPS; /* hop limit: not in the pseudo-header */
+	ip[7] = XDPONG_REPLY_HOPS; /* hop limit: not in the pseudo-header */
 	m = pkt_get_be16(icmp);
 	icmp[0] = PKT_ICMPV6_ECHO_REPLY;
 	/* The pseudo-header's next header (58) keeps the sum off the zero corner. */
