@@ -681,10 +681,26 @@ static __always_inline __u64 latency_start(void)
 	return bpf_ktime_get_ns();
 }
 
-static __always_inline __u32 handle_ipv4(struct xdp_md *ctx, struct ethhdr *eth,
-					 __u32 l3_off, struct iphdr *ip, void *end,
-					 __u32 l3_len, __u64 *t0)
+/* A frame's network layer, as handle_frame found it: the parse state the
+ * two families' handlers start from. */
+struct l3_frame {
+	struct xdp_md *ctx;
+	struct ethhdr *eth; /* NULL: IP framing (TUN), no link header */
+	__u32 l3_off;       /* bytes before the IP header */
+	__u32 l3_len;       /* bytes from the IP header on, fragments included */
+	void *l3;           /* the IP header */
+	void *end;          /* the first buffer's end */
+	__u64 *t0;          /* set when the packet is timed */
+};
+
+static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 {
+	struct xdp_md *ctx = f->ctx;
+	struct ethhdr *eth = f->eth;
+	__u32 l3_off = f->l3_off, l3_len = f->l3_len;
+	struct iphdr *ip = f->l3;
+	void *end = f->end;
+	__u64 *t0 = f->t0;
 	struct icmphdr *icmp;
 	const struct xdpong_own_addrs *own;
 	__u32 tot, icmp_len, reason;
@@ -803,10 +819,14 @@ static __always_inline bool ipv6_is_martian_src(const struct in6_addr *a)
 	return (w0 | w1 | w2) == 0 && (w3 == 0 || w3 == bpf_htonl(1));
 }
 
-static __always_inline __u32 handle_ipv6(struct xdp_md *ctx, struct ethhdr *eth,
-					 __u32 l3_off, struct ipv6hdr *ip6, void *end,
-					 __u32 l3_len, __u64 *t0)
+static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 {
+	struct xdp_md *ctx = f->ctx;
+	struct ethhdr *eth = f->eth;
+	__u32 l3_off = f->l3_off, l3_len = f->l3_len;
+	struct ipv6hdr *ip6 = f->l3;
+	void *end = f->end;
+	__u64 *t0 = f->t0;
 	struct icmp6hdr *icmp6;
 	__u32 plen, reason;
 	__s64 payload_sum, sum;
@@ -892,25 +912,28 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 	void *end = (void *)(long)ctx->data_end;
 	__u32 len = ctx->data_end - ctx->data;
 	struct ethhdr *eth = data;
+	struct l3_frame f;
 	__u32 reason;
 
 	if (cfg_framing == XDPONG_FRAMING_IP) {
 		/* TUN: no link header; the version nibble says the family. */
 		if (data + 1 > end)
 			return headers_cut(ctx, 1);
+		f = (struct l3_frame){ .ctx = ctx, .l3 = data, .end = end, .l3_len = len,
+				       .t0 = t0 };
 		if ((*(__u8 *)data >> 4) == 6)
-			return handle_ipv6(ctx, NULL, 0, data, end, len, t0);
-		return handle_ipv4(ctx, NULL, 0, data, end, len, t0);
+			return handle_ipv6(&f);
+		return handle_ipv4(&f);
 	}
 
 	if ((void *)(eth + 1) > end)
 		return headers_cut(ctx, sizeof(*eth));
+	f = (struct l3_frame){ .ctx = ctx, .eth = eth, .l3_off = sizeof(*eth), .l3 = eth + 1,
+			       .end = end, .l3_len = len - sizeof(*eth), .t0 = t0 };
 	if (eth->h_proto == bpf_htons(XP_ETH_P_IP))
-		reason = handle_ipv4(ctx, eth, sizeof(*eth), (void *)(eth + 1), end,
-				     len - sizeof(*eth), t0);
+		reason = handle_ipv4(&f);
 	else if (eth->h_proto == bpf_htons(XP_ETH_P_IPV6))
-		reason = handle_ipv6(ctx, eth, sizeof(*eth), (void *)(eth + 1), end,
-				     len - sizeof(*eth), t0);
+		reason = handle_ipv6(&f);
 	else
 		return REASON(pass_not_ip);
 	if (reason < XDPONG_R_FIRST_PASSED)
