@@ -75,9 +75,16 @@ xdf_x_ok "$NS_R1" status "$IF" --json
 MAPS1=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps[]' | sort)
 xdpt_ok --ns "$NS_R2" "$XDPONG" status "$IF" --json
 MAPS2=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps[]' | sort)
-[ "$(printf '%s\n' "$MAPS1" | wc -l)" -eq 10 ] || xdpt_fail "resp1 status lists $(printf '%s\n' "$MAPS1" | wc -l) maps, expected 10"
+N_MAPS=$(wc -w <<<"$XDF_PIN_NAMES") # a pin per map
+[ "$(printf '%s\n' "$MAPS1" | wc -l)" -eq "$N_MAPS" ] ||
+	xdpt_fail "resp1 status lists $(printf '%s\n' "$MAPS1" | wc -l) maps, expected $N_MAPS"
 SHARED=$(comm -12 <(printf '%s\n' "$MAPS1") <(printf '%s\n' "$MAPS2"))
 [ -z "$SHARED" ] || xdpt_fail "the two attachments share map ids: $SHARED"
+# resp1's XDP_TX failure count lives in links pinned beside its maps: the
+# other namespace's attach and detach under the same name left them be.
+xdf_x_ok "$NS_R1" status "$IF" --json
+xdpt_assert_eq true "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].tx_failures.counted')" \
+	"resp1's tx failures still counted after resp2's attach and detach"
 
 # snap VAR NS: the stats JSON of NS's xdpong (ip netns exec works for both).
 snap()
