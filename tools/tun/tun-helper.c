@@ -473,7 +473,21 @@ static int parse_ms(const char *opt, const char *arg, int *out)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* ---- main's phases ---- */
+
+/* What main's phases share besides the helper: the command line, and what
+ * setup made, so that the teardown removes that and nothing else. */
+struct run {
+	struct pkt_prefix addrs[MAX_ADDRS];
+	int n_addrs;
+	const char *dir, *report;
+	char cmd_path[4096], resp_path[4096], name[IFNAMSIZ];
+	int made_cmd, made_resp; /* fifo_make's answer: 1 made here */
+	bool made_dir;
+};
+
+/* 1. The options. -1 to go on, else main's exit code. */
+static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 {
 	static const struct option longopts[] = {
 		{ "fifo", optional_argument, NULL, 'f' },
@@ -487,54 +501,43 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct helper h;
-	static char line[LINE_MAX_LEN];
-	struct pkt_prefix addrs[MAX_ADDRS];
-	const char *dir = NULL, *report = NULL;
-	char cmd_path[4096], resp_path[4096], name[IFNAMSIZ];
-	int c, n_addrs = 0, made_cmd = -1, made_resp = -1, ret = 1;
-	bool discarding = false, made_dir = false, fifo_opt = false;
-	struct sigaction sa;
-	size_t used = 0;
+	bool fifo_opt = false;
+	int c;
 
-	h.timeout_ms = 30000;
-	h.answer_wait_ms = 5000;
-	h.tun_name = DEFAULT_TUN;
-	h.tun = h.cmd = h.carry_fd = -1;
 	while ((c = getopt_long(argc, argv, "f::t:a:T:w:sr:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			fifo_opt = true;
-			dir = optarg; /* --fifo=DIR; --fifo DIR is picked up below */
+			r->dir = optarg; /* --fifo=DIR; --fifo DIR is picked up below */
 			break;
 		case 't':
-			h.tun_name = optarg;
+			h->tun_name = optarg;
 			break;
 		case 'a':
-			if (n_addrs >= MAX_ADDRS || !strchr(optarg, '/') ||
-			    pkt_prefix_parse(optarg, &addrs[n_addrs])) {
+			if (r->n_addrs >= MAX_ADDRS || !strchr(optarg, '/') ||
+			    pkt_prefix_parse(optarg, &r->addrs[r->n_addrs])) {
 				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected ADDR/LEN, e.g. 172.16.0.1/24)\n",
 					optarg);
 				return 2;
 			}
-			n_addrs++;
+			r->n_addrs++;
 			break;
 		case 'T':
-			if (parse_ms("--timeout", optarg, &h.timeout_ms))
+			if (parse_ms("--timeout", optarg, &h->timeout_ms))
 				return 2;
 			break;
 		case 'w':
-			if (parse_ms("--answer-wait", optarg, &h.answer_wait_ms))
+			if (parse_ms("--answer-wait", optarg, &h->answer_wait_ms))
 				return 2;
 			break;
 		case 's':
-			h.strict = true;
+			h->strict = true;
 			break;
 		case 'r':
-			report = optarg;
+			r->report = optarg;
 			break;
 		case 'v':
-			h.verbose++;
+			h->verbose++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -545,30 +548,42 @@ int main(int argc, char **argv)
 		}
 	}
 	/* An optional argument only binds as --fifo=DIR: take "--fifo DIR" too. */
-	if (fifo_opt && !dir && optind < argc)
-		dir = argv[optind++];
+	if (fifo_opt && !r->dir && optind < argc)
+		r->dir = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "tun-helper: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!*h.tun_name || strlen(h.tun_name) >= IFNAMSIZ) {
-		fprintf(stderr, "tun-helper: invalid --tun '%s' (1 to %d characters)\n", h.tun_name,
+	return -1;
+}
+
+/* 2. The TUN name and the FIFOs' paths. 0, or 2 (usage). */
+static int args_check(struct helper *h, struct run *r)
+{
+	if (!*h->tun_name || strlen(h->tun_name) >= IFNAMSIZ) {
+		fprintf(stderr, "tun-helper: invalid --tun '%s' (1 to %d characters)\n", h->tun_name,
 			IFNAMSIZ - 1);
 		return 2;
 	}
-	if (dir) {
-		if (!*dir || strlen(dir) > sizeof(cmd_path) - 8) {
-			fprintf(stderr, "tun-helper: invalid --fifo directory '%s'\n", dir);
+	if (r->dir) {
+		if (!*r->dir || strlen(r->dir) > sizeof(r->cmd_path) - 8) {
+			fprintf(stderr, "tun-helper: invalid --fifo directory '%s'\n", r->dir);
 			return 2;
 		}
-		snprintf(cmd_path, sizeof(cmd_path), "%s/cmd", dir);
-		snprintf(resp_path, sizeof(resp_path), "%s/resp", dir);
+		snprintf(r->cmd_path, sizeof(r->cmd_path), "%s/cmd", r->dir);
+		snprintf(r->resp_path, sizeof(r->resp_path), "%s/resp", r->dir);
 	} else {
-		snprintf(cmd_path, sizeof(cmd_path), "%s", DEFAULT_CMD);
-		snprintf(resp_path, sizeof(resp_path), "%s", DEFAULT_RESP);
+		snprintf(r->cmd_path, sizeof(r->cmd_path), "%s", DEFAULT_CMD);
+		snprintf(r->resp_path, sizeof(r->resp_path), "%s", DEFAULT_RESP);
 	}
-	h.cmd_path = cmd_path;
-	h.resp_path = resp_path;
+	h->cmd_path = r->cmd_path;
+	h->resp_path = r->resp_path;
+	return 0;
+}
+
+static void signals_install(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the wait */
@@ -578,79 +593,87 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	h.log = tr_new();
-	if (!h.log) {
-		fprintf(stderr, "tun-helper: out of memory\n");
-		return 1;
+/* 3. The TUN, with its addresses and up if --addr gave any. 0 or -1. */
+static int tun_setup(struct helper *h, struct run *r)
+{
+	h->tun = tun_open(h->tun_name, false, r->name);
+	if (h->tun < 0) {
+		fprintf(stderr, "tun-helper: cannot open TUN %s: %s%s\n", h->tun_name,
+			strerror(-h->tun), h->tun == -EBUSY ? " (another program holds it)" : "");
+		return -1;
 	}
-	h.tun = tun_open(h.tun_name, false, name);
-	if (h.tun < 0) {
-		fprintf(stderr, "tun-helper: cannot open TUN %s: %s%s\n", h.tun_name,
-			strerror(-h.tun), h.tun == -EBUSY ? " (another program holds it)" : "");
-		goto out;
-	}
-	h.tun_name = name;
-	for (int i = 0; i < n_addrs; i++) {
+	h->tun_name = r->name;
+	for (int i = 0; i < r->n_addrs; i++) {
 		char buf[64];
-		int e = tun_addr_add((int)if_nametoindex(name), &addrs[i]);
+		int e = tun_addr_add((int)if_nametoindex(r->name), &r->addrs[i]);
 
 		if (e && e != -EEXIST) {
 			fprintf(stderr, "tun-helper: cannot add %s to %s: %s\n",
-				pkt_prefix_str(&addrs[i], buf, sizeof(buf)), name,
+				pkt_prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name,
 				strerror(-e));
-			goto out;
+			return -1;
 		}
 	}
-	if (n_addrs) {
-		int e = tun_link_up(name);
+	if (r->n_addrs) {
+		int e = tun_link_up(r->name);
 
 		if (e) {
-			fprintf(stderr, "tun-helper: cannot bring %s up: %s\n", name,
+			fprintf(stderr, "tun-helper: cannot bring %s up: %s\n", r->name,
 				strerror(-e));
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
 
-	if (dir && !mkdir(dir, 0700)) {
-		made_dir = true;
-	} else if (dir && errno != EEXIST) {
-		fprintf(stderr, "tun-helper: cannot make %s: %s\n", dir, strerror(errno));
-		goto out;
+/* 4. The FIFOs (and --fifo's directory), cmd open and ours alone. 0 or -1. */
+static int fifos_setup(struct helper *h, struct run *r)
+{
+	if (r->dir && !mkdir(r->dir, 0700)) {
+		r->made_dir = true;
+	} else if (r->dir && errno != EEXIST) {
+		fprintf(stderr, "tun-helper: cannot make %s: %s\n", r->dir, strerror(errno));
+		return -1;
 	}
-	made_cmd = fifo_make(cmd_path);
-	made_resp = made_cmd < 0 ? -1 : fifo_make(resp_path);
-	if (made_cmd < 0 || made_resp < 0)
-		goto out;
+	r->made_cmd = fifo_make(r->cmd_path);
+	r->made_resp = r->made_cmd < 0 ? -1 : fifo_make(r->resp_path);
+	if (r->made_cmd < 0 || r->made_resp < 0)
+		return -1;
 	/* Read-write: never blocks on open, never sees EOF between clients. */
-	h.cmd = open(cmd_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (h.cmd < 0) {
-		fprintf(stderr, "tun-helper: cannot open %s: %s\n", cmd_path, strerror(errno));
-		goto out;
+	h->cmd = open(r->cmd_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (h->cmd < 0) {
+		fprintf(stderr, "tun-helper: cannot open %s: %s\n", r->cmd_path, strerror(errno));
+		return -1;
 	}
 	/* Two helpers reading one cmd FIFO would split the commands between them. */
-	if (flock(h.cmd, LOCK_EX | LOCK_NB)) {
+	if (flock(h->cmd, LOCK_EX | LOCK_NB)) {
 		fprintf(stderr, "tun-helper: another tun-helper serves %s (use --fifo DIR for a second one)\n",
-			cmd_path);
-		made_cmd = made_resp = 0; /* theirs now: leave them */
-		goto out;
+			r->cmd_path);
+		r->made_cmd = r->made_resp = 0; /* theirs now: leave them */
+		return -1;
 	}
-	clock_gettime(CLOCK_REALTIME, &h.started);
-	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d ms%s)\n",
-		name, cmd_path, resp_path, h.timeout_ms, h.strict ? ", --strict" : "");
+	return 0;
+}
 
-	ret = 0;
+/* 5. Commands, one a line, until a signal. 0, or 1 if cmd failed. */
+static int serve(struct helper *h)
+{
+	static char line[LINE_MAX_LEN];
+	bool discarding = false;
+	size_t used = 0;
+
 	while (!stop) {
-		ssize_t n = read(h.cmd, line + used, sizeof(line) - 1 - used);
+		ssize_t n = read(h->cmd, line + used, sizeof(line) - 1 - used);
 		char *start, *nl;
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "tun-helper: read from %s: %s\n", cmd_path,
+			fprintf(stderr, "tun-helper: read from %s: %s\n", h->cmd_path,
 				strerror(errno));
-			ret = 1;
-			break;
+			return 1;
 		}
 		used += (size_t)n;
 		line[used] = '\0';
@@ -660,7 +683,7 @@ int main(int argc, char **argv)
 			if (discarding)
 				discarding = false;
 			else
-				do_command(&h, start);
+				do_command(h, start);
 			start = nl + 1;
 		}
 		used -= (size_t)(start - line);
@@ -668,29 +691,68 @@ int main(int argc, char **argv)
 		if (used == sizeof(line) - 1) { /* no newline in sight */
 			/* One answer per line: the rest of it is dropped silently. */
 			if (!discarding) {
-				h.errors++;
-				answer(&h, "ERR line too long");
+				h->errors++;
+				answer(h, "ERR line too long");
 			}
 			used = 0;
 			discarding = true;
 		}
 	}
+	return 0;
+}
+
+/* 6. Undo what setup made, and only that. */
+static void teardown(struct helper *h, const struct run *r)
+{
+	if (h->cmd >= 0)
+		close(h->cmd);
+	if (h->carry_fd >= 0)
+		close(h->carry_fd);
+	if (r->made_cmd == 1)
+		unlink(r->cmd_path);
+	if (r->made_resp == 1)
+		unlink(r->resp_path);
+	if (r->made_dir)
+		rmdir(r->dir); /* only if empty: nothing of the client's is lost */
+	if (h->tun >= 0)
+		close(h->tun);
+	tr_free(h->log);
+}
+
+int main(int argc, char **argv)
+{
+	static struct helper h;
+	static struct run r;
+	int ret;
+
+	h.timeout_ms = 30000;
+	h.answer_wait_ms = 5000;
+	h.tun_name = DEFAULT_TUN;
+	h.tun = h.cmd = h.carry_fd = -1;
+	ret = args_parse(argc, argv, &h, &r);
+	if (ret >= 0)
+		return ret;
+	if (args_check(&h, &r))
+		return 2;
+	signals_install();
+
+	h.log = tr_new();
+	if (!h.log) {
+		fprintf(stderr, "tun-helper: out of memory\n");
+		return 1;
+	}
+	if (tun_setup(&h, &r) || fifos_setup(&h, &r)) {
+		teardown(&h, &r);
+		return 1;
+	}
+	clock_gettime(CLOCK_REALTIME, &h.started);
+	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d ms%s)\n",
+		r.name, r.cmd_path, r.resp_path, h.timeout_ms, h.strict ? ", --strict" : "");
+
+	ret = serve(&h);
 	print_summary(&h);
-	if (report && write_report(&h, report))
+	if (r.report && write_report(&h, r.report))
 		ret = 1;
-out:
-	if (h.cmd >= 0)
-		close(h.cmd);
-	if (h.carry_fd >= 0)
-		close(h.carry_fd);
-	if (made_cmd == 1)
-		unlink(cmd_path);
-	if (made_resp == 1)
-		unlink(resp_path);
-	if (made_dir)
-		rmdir(dir); /* only if empty: nothing of the client's is lost */
-	if (h.tun >= 0)
-		close(h.tun);
-	tr_free(h.log);
+	teardown(&h, &r);
 	return ret;
 }
