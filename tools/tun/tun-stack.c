@@ -79,6 +79,8 @@ struct stack {
 	struct up_config cfg;
 	unsigned long long count[XDPONG_R_MAX];
 	unsigned long long write_errors;
+	bool stats, json; /* --stats[=json] */
+	int verbose;
 };
 
 static void addrs_load(struct stack *s, bool say)
@@ -177,7 +179,8 @@ static void log_packet(const uint8_t *p, size_t len, enum xdpong_reason r)
 	fprintf(stderr, "%-20s %s -> %s, %zu bytes\n", reason_names[r], a, b, len);
 }
 
-int main(int argc, char **argv)
+/* 1. The options. -1 to go on, else main's exit code. */
+static int args_parse(int argc, char **argv, struct stack *s)
 {
 	static const struct option longopts[] = {
 		{ "tun", required_argument, NULL, 't' },
@@ -187,35 +190,28 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static struct stack s;
-	static uint8_t buf[BUF_SIZE];
-	struct sigaction sa;
-	bool stats = false, json = false;
-	char name[IFNAMSIZ];
-	int c, verbose = 0, ret = 0;
+	int c;
 
-	s.fd = s.watch = -1;
-	s.auto_addrs = true;
 	while ((c = getopt_long(argc, argv, "t:a:s::vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			s.ifname = optarg;
+			s->ifname = optarg;
 			break;
 		case 'a':
-			if (s.cfg.n_addrs >= MAX_PREFIXES ||
-			    pkt_prefix_parse(optarg, &s.addrs[s.cfg.n_addrs].prefix)) {
+			if (s->cfg.n_addrs >= MAX_PREFIXES ||
+			    pkt_prefix_parse(optarg, &s->addrs[s->cfg.n_addrs].prefix)) {
 				fprintf(stderr, "tun-stack: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %d)\n",
 					optarg, MAX_PREFIXES);
 				return 2;
 			}
 			/* As xdpong's --addr: ours, and sources there are answered. */
-			s.addrs[s.cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
-			s.auto_addrs = false;
+			s->addrs[s->cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
+			s->auto_addrs = false;
 			break;
 		case 's':
-			stats = true;
+			s->stats = true;
 			if (optarg && !strcmp(optarg, "json")) {
-				json = true;
+				s->json = true;
 			} else if (optarg && strcmp(optarg, "text")) {
 				fprintf(stderr, "tun-stack: invalid --stats format '%s' (text or json)\n",
 					optarg);
@@ -223,7 +219,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'v':
-			verbose++;
+			s->verbose++;
 			break;
 		case 'h':
 			usage(stdout);
@@ -237,33 +233,43 @@ int main(int argc, char **argv)
 		fprintf(stderr, "tun-stack: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (!s.ifname || !*s.ifname) {
+	if (!s->ifname || !*s->ifname) {
 		fprintf(stderr, "tun-stack: missing --tun NAME (see --help)\n");
 		return 2;
 	}
-	s.cfg.addrs = s.addrs;
+	return -1;
+}
 
+/* 2. The TUN, and its addresses unless --addr gave ours. 0 or -1. */
+static int stack_open(struct stack *s, char name[IFNAMSIZ])
+{
 	/* Before reading the addresses, so no change slips in between. */
-	if (s.auto_addrs) {
-		s.watch = tun_addr_watch_open();
-		if (s.watch < 0) {
+	if (s->auto_addrs) {
+		s->watch = tun_addr_watch_open();
+		if (s->watch < 0) {
 			fprintf(stderr, "tun-stack: cannot watch address changes: %s\n",
-				strerror(-s.watch));
-			return 1;
+				strerror(-s->watch));
+			return -1;
 		}
 	}
-	s.fd = tun_open(s.ifname, false, name);
-	if (s.fd < 0) {
-		fprintf(stderr, "tun-stack: cannot open TUN %s: %s%s\n", s.ifname,
-			strerror(-s.fd),
-			s.fd == -EINVAL ? " (is it a TAP, or multi-queue?)" :
-			s.fd == -EPERM ? " (need CAP_NET_ADMIN, or be its owner)" : "");
-		return 1;
+	s->fd = tun_open(s->ifname, false, name);
+	if (s->fd < 0) {
+		fprintf(stderr, "tun-stack: cannot open TUN %s: %s%s\n", s->ifname,
+			strerror(-s->fd),
+			s->fd == -EINVAL ? " (is it a TAP, or multi-queue?)" :
+			s->fd == -EPERM ? " (need CAP_NET_ADMIN, or be its owner)" : "");
+		return -1;
 	}
-	s.ifname = name;
-	s.ifindex = (int)if_nametoindex(name);
-	if (s.auto_addrs)
-		addrs_load(&s, true);
+	s->ifname = name;
+	s->ifindex = (int)if_nametoindex(name);
+	if (s->auto_addrs)
+		addrs_load(s, true);
+	return 0;
+}
+
+static void signals_install(void)
+{
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the read */
@@ -271,6 +277,12 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+}
+
+/* 3. One packet read, answered and counted at a time, until a signal. 0 or 1. */
+static int serve(struct stack *s)
+{
+	static uint8_t buf[BUF_SIZE];
 
 	while (!stop) {
 		enum xdpong_reason r;
@@ -278,32 +290,51 @@ int main(int argc, char **argv)
 
 		if (dump) {
 			dump = 0;
-			stats_print(&s, json);
+			stats_print(s, s->json);
 		}
-		n = read(s.fd, buf, sizeof(buf));
+		n = read(s->fd, buf, sizeof(buf));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "tun-stack: read from %s: %s\n", name,
+			fprintf(stderr, "tun-stack: read from %s: %s\n", s->ifname,
 				strerror(errno));
-			ret = 1;
-			break;
+			return 1;
 		}
-		r = up_answer(&s.cfg, buf, (size_t)n);
+		r = up_answer(&s->cfg, buf, (size_t)n);
 		/* A miss may be an address added since: reload only then. */
-		if (r == XDPONG_R_pass_dst_not_local && s.auto_addrs &&
-		    tun_addr_changed(s.watch)) {
-			addrs_load(&s, verbose > 0);
-			r = up_answer(&s.cfg, buf, (size_t)n);
+		if (r == XDPONG_R_pass_dst_not_local && s->auto_addrs &&
+		    tun_addr_changed(s->watch)) {
+			addrs_load(s, s->verbose > 0);
+			r = up_answer(&s->cfg, buf, (size_t)n);
 		}
-		s.count[r]++;
-		if (up_is_reply(r) && write(s.fd, buf, (size_t)n) != n)
-			s.write_errors++;
-		if (verbose)
+		s->count[r]++;
+		if (up_is_reply(r) && write(s->fd, buf, (size_t)n) != n)
+			s->write_errors++;
+		if (s->verbose)
 			log_packet(buf, (size_t)n, r);
 	}
-	if (stats)
-		stats_print(&s, json);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct stack s;
+	char name[IFNAMSIZ];
+	int ret;
+
+	s.fd = s.watch = -1;
+	s.auto_addrs = true;
+	ret = args_parse(argc, argv, &s);
+	if (ret >= 0)
+		return ret;
+	s.cfg.addrs = s.addrs;
+	if (stack_open(&s, name))
+		return 1;
+	signals_install();
+
+	ret = serve(&s);
+	if (s.stats)
+		stats_print(&s, s.json);
 	close(s.fd);
 	if (s.watch >= 0)
 		close(s.watch);
