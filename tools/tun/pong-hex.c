@@ -603,7 +603,15 @@ static char *read_all(FILE *f)
 	return buf;
 }
 
-int main(int argc, char **argv)
+/* The command line. */
+struct opts {
+	bool reply_only, check;
+	struct up_addr ours[MAX_PREFIXES];
+	struct up_config cfg;
+};
+
+/* 1. The options. -1 to go on, else main's exit code. */
+static int args_parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "check", no_argument, NULL, 'c' },
@@ -612,32 +620,25 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	static uint8_t req[PKT_MAX], rep[PKT_MAX];
-	struct up_addr ours[MAX_PREFIXES];
-	struct up_config cfg = { .any_dst = true, .addrs = ours };
-	bool reply_only = false, check = false, ok;
-	enum xdpong_reason r;
-	char why[160], *text;
-	int c, family;
-	long len;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "cra:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			check = true;
+			o->check = true;
 			break;
 		case 'r':
-			reply_only = true;
+			o->reply_only = true;
 			break;
 		case 'a':
-			if (cfg.n_addrs >= MAX_PREFIXES ||
-			    pkt_prefix_parse(optarg, &ours[cfg.n_addrs].prefix)) {
+			if (o->cfg.n_addrs >= MAX_PREFIXES ||
+			    pkt_prefix_parse(optarg, &o->ours[o->cfg.n_addrs].prefix)) {
 				fprintf(stderr, "pong-hex: invalid prefix '%s' (expected ADDR or ADDR/LEN)\n",
 					optarg);
 				return EXIT_USAGE;
 			}
-			ours[cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
-			cfg.any_dst = false;
+			o->ours[o->cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
+			o->cfg.any_dst = false;
 			break;
 		case 'h':
 			usage(stdout);
@@ -647,61 +648,61 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (check) {
-		if (argc - optind != 2 || reply_only || cfg.n_addrs) {
-			fprintf(stderr, "pong-hex: --check takes REQUEST and REPLY, two hex arguments (quote each), and no other option\n");
-			return EXIT_USAGE;
-		}
-		return check_main(argv[optind], argv[optind + 1]);
-	}
-	if (optind < argc) {
+	return -1;
+}
+
+/* 2. The hex text: the n arguments joined by spaces, else all of stdin. */
+static int input_read(int n, char **args, char **text)
+{
+	if (n > 0) {
 		size_t total = 0;
 
-		for (int i = optind; i < argc; i++)
-			total += strlen(argv[i]) + 1;
-		text = malloc(total + 1);
-		if (!text)
+		for (int i = 0; i < n; i++)
+			total += strlen(args[i]) + 1;
+		*text = malloc(total + 1);
+		if (!*text)
 			return EXIT_MALFORMED;
-		text[0] = '\0';
-		for (int i = optind; i < argc; i++) {
-			strcat(text, argv[i]);
-			strcat(text, " ");
+		(*text)[0] = '\0';
+		for (int i = 0; i < n; i++) {
+			strcat(*text, args[i]);
+			strcat(*text, " ");
 		}
-	} else {
-		if (isatty(STDIN_FILENO))
-			fprintf(stderr, "pong-hex: reading hex from stdin (see --help)\n");
-		text = read_all(stdin);
-		if (!text) {
-			fprintf(stderr, "pong-hex: input too long (more than %d characters)\n",
-				TEXT_MAX);
-			return EXIT_MALFORMED;
-		}
+		return 0;
 	}
-	keep_tcpdump_hex(text);
-	len = pkt_hex_parse(text, req, sizeof(req), why, sizeof(why));
-	free(text);
-	if (len < 0) {
-		fprintf(stderr, "pong-hex: not a hex packet: %s\n", why);
+	if (isatty(STDIN_FILENO))
+		fprintf(stderr, "pong-hex: reading hex from stdin (see --help)\n");
+	*text = read_all(stdin);
+	if (!*text) {
+		fprintf(stderr, "pong-hex: input too long (more than %d characters)\n", TEXT_MAX);
 		return EXIT_MALFORMED;
 	}
+	return 0;
+}
 
-	memcpy(rep, req, (size_t)len);
-	r = up_answer(&cfg, rep, (size_t)len);
-	family = req[0] >> 4 == 6 ? 6 : 4;
+/* 3. xdpong's verdict on req and, if one is due, the reply with its working. */
+static int reply_main(const struct opts *o, const uint8_t *req, size_t len)
+{
+	static uint8_t rep[PKT_MAX];
+	int family = req[0] >> 4 == 6 ? 6 : 4;
+	enum xdpong_reason r;
+	char why[160];
+	bool ok;
+
+	memcpy(rep, req, len);
+	r = up_answer(&o->cfg, rep, len);
 	if (is_malformed(r)) {
 		fprintf(stderr, "pong-hex: malformed packet: %s (%s)\n",
-			malformed_detail(req, (size_t)len, why, sizeof(why)),
-			reason_names[r]);
+			malformed_detail(req, len, why, sizeof(why)), reason_names[r]);
 		return EXIT_MALFORMED;
 	}
-	if (reply_only) {
+	if (o->reply_only) {
 		if (!up_is_reply(r))
 			return EXIT_NO_REPLY;
-		pkt_hexline(stdout, rep, (size_t)len);
+		pkt_hexline(stdout, rep, len);
 		return fflush(stdout) ? EXIT_MALFORMED : 0;
 	}
 
-	report_packet("Request", req, (size_t)len, family, true);
+	report_packet("Request", req, len, family, true);
 	printf("\nVerdict: %s (%s)\n", reason_names[r], reason_descs[r]);
 	if (!up_is_reply(r)) {
 		printf("No reply is due: xdpong would %s it.\n",
@@ -709,13 +710,43 @@ int main(int argc, char **argv)
 								"drop");
 		return EXIT_NO_REPLY;
 	}
-	ok = family == 4 ? report_reply4(req, rep, (size_t)len) :
-			   report_reply6(req, rep, (size_t)len);
-	printf("\nReply (%ld bytes):\n", len);
-	print_hex_lines(rep, (size_t)len);
+	ok = family == 4 ? report_reply4(req, rep, len) : report_reply6(req, rep, len);
+	printf("\nReply (%zu bytes):\n", len);
+	print_hex_lines(rep, len);
 	if (!ok) {
 		fprintf(stderr, "pong-hex: internal error: the checksum workings disagree with the reply\n");
 		return EXIT_MALFORMED;
 	}
 	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct opts o = { .cfg = { .any_dst = true, .addrs = o.ours } };
+	static uint8_t req[PKT_MAX];
+	char why[160], *text;
+	long len;
+	int ret;
+
+	ret = args_parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	if (o.check) {
+		if (argc - optind != 2 || o.reply_only || o.cfg.n_addrs) {
+			fprintf(stderr, "pong-hex: --check takes REQUEST and REPLY, two hex arguments (quote each), and no other option\n");
+			return EXIT_USAGE;
+		}
+		return check_main(argv[optind], argv[optind + 1]);
+	}
+	ret = input_read(argc - optind, argv + optind, &text);
+	if (ret)
+		return ret;
+	keep_tcpdump_hex(text);
+	len = pkt_hex_parse(text, req, sizeof(req), why, sizeof(why));
+	free(text);
+	if (len < 0) {
+		fprintf(stderr, "pong-hex: not a hex packet: %s\n", why);
+		return EXIT_MALFORMED;
+	}
+	return reply_main(&o, req, (size_t)len);
 }
