@@ -214,7 +214,29 @@ static void machine_info(struct bench_results *res)
 	res->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 }
 
-int main(int argc, char **argv)
+/* The command line, beyond what struct bench_env keeps. */
+struct bench_opts {
+	bool json, do_cost, do_net, do_tput;
+	const char *out_dir, *hold_name;
+	int hold_s;
+};
+
+static void env_defaults(struct bench_env *env)
+{
+	env->trials = 3;
+	env->sample_n = DEFAULT_LATENCY_SAMPLE;
+	env->layouts = (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU);
+	env->xdpong_bin = "build/xdpong";
+	env->net.nsfd_s = env->net.nsfd_r = env->nsfd_orig = -1;
+	env->trial_ms = 400;
+	env->step_ms = 150;
+	env->probes = 1000;
+	env->probe_gap_us = 20;
+	snprintf(env->id, sizeof(env->id), "%d", getpid() % 100000);
+}
+
+/* 1. The options. -1 to go on, else main's exit code. */
+static int args_parse(int argc, char **argv, struct bench_env *env, struct bench_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -229,75 +251,58 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct bench_results res;
-	static struct bench_env env;
-	struct sigaction sa = { .sa_handler = on_stop };
-	bool json = false, do_cost = true, do_net = true, do_tput = true;
-	const char *out_dir = "build/bench", *hold_name = NULL;
-	int hold_s = 5;
-	int opt, rc = 1;
-	double t0 = now_s();
+	int opt;
 
-	env.trials = 3;
-	env.sample_n = DEFAULT_LATENCY_SAMPLE;
-	env.layouts = (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU);
-	env.xdpong_bin = "build/xdpong";
-	env.net.nsfd_s = env.net.nsfd_r = env.nsfd_orig = -1;
-	env.trial_ms = 400;
-	env.step_ms = 150;
-	env.probes = 1000;
-	env.probe_gap_us = 20;
-	snprintf(env.id, sizeof(env.id), "%d", getpid() % 100000);
 	while ((opt = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			json = true;
+			o->json = true;
 			break;
 		case 't':
-			env.trials = atoi(optarg);
-			if (env.trials < 3 || env.trials > TRIALS_MAX - 2) {
+			env->trials = atoi(optarg);
+			if (env->trials < 3 || env->trials > TRIALS_MAX - 2) {
 				fail("--trials must be 3..%d", TRIALS_MAX - 2);
 				return 2;
 			}
 			break;
 		case 'L':
-			env.sample_n = atoi(optarg);
-			if (env.sample_n < 1) {
+			env->sample_n = atoi(optarg);
+			if (env->sample_n < 1) {
 				fail("--latency-sample must be at least 1");
 				return 2;
 			}
 			break;
 		case 'l':
 			if (!strcmp(optarg, "one"))
-				env.layouts = 1 << LAYOUT_ONE_CPU;
+				env->layouts = 1 << LAYOUT_ONE_CPU;
 			else if (!strcmp(optarg, "two"))
-				env.layouts = 1 << LAYOUT_TWO_CPU;
+				env->layouts = 1 << LAYOUT_TWO_CPU;
 			else if (strcmp(optarg, "both")) {
 				fail("--layout one|two|both");
 				return 2;
 			}
 			break;
 		case 'o':
-			do_cost = !strcmp(optarg, "cost");
-			do_net = !strcmp(optarg, "net");
-			do_tput = !strcmp(optarg, "tput");
-			if (!do_cost && !do_net && !do_tput) {
+			o->do_cost = !strcmp(optarg, "cost");
+			o->do_net = !strcmp(optarg, "net");
+			o->do_tput = !strcmp(optarg, "tput");
+			if (!o->do_cost && !o->do_net && !o->do_tput) {
 				fail("--only cost|net|tput");
 				return 2;
 			}
 			break;
 		case 'x':
-			env.xdpong_bin = optarg;
+			env->xdpong_bin = optarg;
 			break;
 		case 'O':
-			out_dir = optarg;
+			o->out_dir = optarg;
 			break;
 		case 'i':
 			if (strlen(optarg) > 6 || strspn(optarg, "0123456789") != strlen(optarg)) {
 				fail("--id: up to 6 digits");
 				return 2;
 			}
-			snprintf(env.id, sizeof(env.id), "%s", optarg);
+			snprintf(env->id, sizeof(env->id), "%s", optarg);
 			break;
 		case 'v':
 			bench_verbose = 1;
@@ -305,12 +310,12 @@ int main(int argc, char **argv)
 		case 'H': {
 			char *colon = strchr(optarg, ':');
 
-			hold_name = optarg;
+			o->hold_name = optarg;
 			if (colon) {
 				*colon = 0;
-				hold_s = atoi(colon + 1);
+				o->hold_s = atoi(colon + 1);
 			}
-			if (hold_s < 1 || hold_s > 60) {
+			if (o->hold_s < 1 || o->hold_s > 60) {
 				fail("--hold NAME[:SECONDS], 1..60 s");
 				return 2;
 			}
@@ -324,14 +329,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (geteuid()) {
-		fail("must run as root (network namespaces, BPF)");
-		return 1;
-	}
-	if ((do_net || do_tput) && access(env.xdpong_bin, X_OK)) {
-		fail("%s not found: run `make` first", env.xdpong_bin);
-		return 1;
-	}
+	return -1;
+}
+
+/*
+ * 2. Signals, the machine, and the bench's own BPF programs loaded. 0 or
+ * -1; what it got this far is undone by main's teardown either way.
+ */
+static int bench_setup(struct bench_env *env, struct bench_results *res)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
 	libbpf_set_print(libbpf_quiet);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -339,66 +347,107 @@ int main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	/* A closed pipe (`| head`) must not kill us before the teardown. */
 	signal(SIGPIPE, SIG_IGN);
-	env.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	env.tun_stack = tun_stack_available(&env.tun_stack_bin);
-	env.nsfd_orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	machine_info(&res);
-	res.trials = env.trials;
-	res.cost_trials = env.trials + 2;
-	res.latency_sample = env.sample_n;
-	env.loader_default = res.loader_default = xdpong_latency_default(&env);
+	env->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	env->tun_stack = tun_stack_available(&env->tun_stack_bin);
+	env->nsfd_orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	machine_info(res);
+	res->trials = env->trials;
+	res->cost_trials = env->trials + 2;
+	res->latency_sample = env->sample_n;
+	env->loader_default = res->loader_default = xdpong_latency_default(env);
 	/* Generator, prober and test runs on CPU 0; the responder's place
 	 * is what the layout decides. Nice -20: other processes on a shared
 	 * machine take less from the trials. */
 	if (pin_self_cpu(0))
-		goto out;
+		return -1;
 	if (setpriority(PRIO_PROCESS, 0, -20))
 		say("cannot raise priority: %s", strerror(errno));
 
-	env.gen = gen_bpf__open_and_load();
-	env.sink = sink_bpf__open_and_load();
-	env.reflect = reflect_bpf__open_and_load();
-	if (!env.gen || !env.sink || !env.reflect) {
-		fail("cannot load the bench's BPF programs");
-		goto out;
-	}
-	if (hold_name) {
-		rc = hold(&env, hold_name, hold_s) ? 1 : 0;
-		net_teardown(&env);
-		goto done;
-	}
-	if (do_cost) {
+	env->gen = gen_bpf__open_and_load();
+	env->sink = sink_bpf__open_and_load();
+	env->reflect = reflect_bpf__open_and_load();
+	if (!env->gen || !env->sink || !env->reflect)
+		return fail("cannot load the bench's BPF programs");
+	return 0;
+}
+
+/* 3. The parts --only leaves in: costs, the veth part, TCP throughput. 0 or -1. */
+static int measure_all(struct bench_env *env, struct bench_results *res,
+		       const struct bench_opts *o)
+{
+	if (o->do_cost) {
 		say("cost per packet (BPF_PROG_TEST_RUN)");
 		/* Cheap, and the most exposed to other load: two more trials. */
-		if (cost_measure(&env, env.trials + 2, &res.cost))
-			goto out;
-		res.cost_done = true;
+		if (cost_measure(env, env->trials + 2, &res->cost))
+			return -1;
+		res->cost_done = true;
 	}
-	if (do_net && measure_net(&env, &res))
-		goto out;
-	if (do_tput) {
+	if (o->do_net && measure_net(env, res))
+		return -1;
+	if (o->do_tput) {
 		say("TCP throughput through a veth pair (iperf3)");
 		/* Per-round ratios spread +-10% over 2 s of iperf3 (measured):
 		 * two more rounds than the other parts, as for the costs. */
-		if (tput_measure(&env, env.trials + 2, &res.tput))
-			goto out;
-		res.tput_done = res.tput.measured;
+		if (tput_measure(env, env->trials + 2, &res->tput))
+			return -1;
+		res->tput_done = res->tput.measured;
 	}
+	return 0;
+}
+
+/* 4. The verdicts on the targets, printed and written to --out. */
+static void results_report(struct bench_results *res, const struct bench_opts *o)
+{
+	mkdir(o->out_dir, 0755);
+	evaluate_targets(res);
+	if (o->json)
+		print_json(stdout, res);
+	else
+		print_table(stdout, res);
+	write_results(o->out_dir, res);
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench_results res;
+	static struct bench_env env;
+	struct bench_opts o = {
+		.do_cost = true, .do_net = true, .do_tput = true,
+		.out_dir = "build/bench", .hold_s = 5,
+	};
+	double t0 = now_s();
+	int rc;
+
+	env_defaults(&env);
+	rc = args_parse(argc, argv, &env, &o);
+	if (rc >= 0)
+		return rc;
+	if (geteuid()) {
+		fail("must run as root (network namespaces, BPF)");
+		return 1;
+	}
+	if ((o.do_net || o.do_tput) && access(env.xdpong_bin, X_OK)) {
+		fail("%s not found: run `make` first", env.xdpong_bin);
+		return 1;
+	}
+	rc = 1;
+	if (bench_setup(&env, &res))
+		goto out;
+	if (o.hold_name) {
+		rc = hold(&env, o.hold_name, o.hold_s) ? 1 : 0;
+		net_teardown(&env);
+		goto done;
+	}
+	if (measure_all(&env, &res, &o))
+		goto out;
 	rc = 0;
 out:
 	net_teardown(&env);
 	res.elapsed_s = now_s() - t0;
-	if (!rc) {
-		mkdir(out_dir, 0755);
-		evaluate_targets(&res);
-		if (json)
-			print_json(stdout, &res);
-		else
-			print_table(stdout, &res);
-		write_results(out_dir, &res);
-	} else if (bench_stop) {
+	if (!rc)
+		results_report(&res, &o);
+	else if (bench_stop)
 		fail("interrupted");
-	}
 done:
 	reflect_bpf__destroy(env.reflect);
 	sink_bpf__destroy(env.sink);
