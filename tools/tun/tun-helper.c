@@ -561,8 +561,8 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 static int args_check(struct helper *h, struct run *r)
 {
 	if (!*h->tun_name || strlen(h->tun_name) >= IFNAMSIZ) {
-		fprintf(stderr, "tun-helper: invalid --tun '%s' (1 to %d characters)\n", h->tun_name,
-			IFNAMSIZ - 1);
+		fprintf(stderr, "tun-helper: invalid --tun '%s' (1 to %d characters)\n",
+			h->tun_name, IFNAMSIZ - 1);
 		return 2;
 	}
 	if (r->dir) {
