@@ -292,109 +292,148 @@ static int timed_harness(struct xdpong_cost_bpf *h, int fd_base, __u32 base_verd
 	return 0;
 }
 
-int cost_measure(struct bench_env *env, int trials, struct cost_results *res)
-{
-	struct xdpong_cost_bpf *h_def = NULL, *h_every = NULL, *h_off = NULL, *h_n = NULL;
-	struct xdpong_bpf *obj = NULL;
-	struct pass_bpf *pass = NULL;
-	struct pkt pk[PKT_N];
-	int err = -1;
+/* The programs the cost rows time besides the bench's own reflect object. */
+struct cost_progs {
+	struct pass_bpf *pass;
+	/* The harness with the loader's default latency sampling, every
+	 * packet, none, and 1 in --latency-sample */
+	struct xdpong_cost_bpf *h_def, *h_every, *h_off, *h_n;
+	struct xdpong_bpf *obj; /* the product's own object, as built */
+};
 
-	memset(res, 0, sizeof(*res));
+static void pkts_build(struct pkt pk[PKT_N])
+{
 	pk[PKT_ECHO4].len = frame_echo4(pk[PKT_ECHO4].data, PKT_MAX, 84, 1);
 	pk[PKT_ECHO6].len = frame_echo6(pk[PKT_ECHO6].data, PKT_MAX, 56, 1);
 	pk[PKT_ECHO4_1500].len = frame_echo4(pk[PKT_ECHO4_1500].data, PKT_MAX, 1500, 1);
 	pk[PKT_UDP4].len = frame_udp4(pk[PKT_UDP4].data, PKT_MAX, 84);
 	pk[PKT_TCP4].len = frame_tcp4(pk[PKT_TCP4].data, PKT_MAX, 84);
+}
 
-	pass = pass_bpf__open_and_load();
-	h_def = load_harness(env->loader_default);
-	h_every = load_harness(1);
-	h_off = load_harness(0);
-	h_n = load_harness(env->sample_n);
-	obj = xdpong_bpf__open();
-	if (obj) {
-		if (env->loader_default >= 0)
-			obj->rodata->cfg_latency_sample = env->loader_default;
-		if (xdpong_bpf__load(obj) ||
-		    add_addresses(bpf_map__fd(obj->maps.xdpong_addr4),
-				  bpf_map__fd(obj->maps.xdpong_addr6), &obj->bss->own_addrs[0],
-				  &obj->bss->own_addrs_cur)) {
-			xdpong_bpf__destroy(obj);
-			obj = NULL;
-		}
+/* The product's object with the responder's addresses, or NULL. */
+static struct xdpong_bpf *load_object(int latency_sample)
+{
+	struct xdpong_bpf *obj = xdpong_bpf__open();
+
+	if (!obj)
+		return NULL;
+	if (latency_sample >= 0)
+		obj->rodata->cfg_latency_sample = latency_sample;
+	if (xdpong_bpf__load(obj) ||
+	    add_addresses(bpf_map__fd(obj->maps.xdpong_addr4), bpf_map__fd(obj->maps.xdpong_addr6),
+			  &obj->bss->own_addrs[0], &obj->bss->own_addrs_cur)) {
+		xdpong_bpf__destroy(obj);
+		return NULL;
 	}
-	if (!pass || !h_def || !h_every || !h_off || !h_n || !obj) {
-		fail("cannot load the cost programs");
+	return obj;
+}
+
+/* 0, or -1 with what did load left for progs_destroy. */
+static int progs_load(const struct bench_env *env, struct cost_progs *p)
+{
+	p->pass = pass_bpf__open_and_load();
+	p->h_def = load_harness(env->loader_default);
+	p->h_every = load_harness(1);
+	p->h_off = load_harness(0);
+	p->h_n = load_harness(env->sample_n);
+	p->obj = load_object(env->loader_default);
+	if (!p->pass || !p->h_def || !p->h_every || !p->h_off || !p->h_n || !p->obj)
+		return fail("cannot load the cost programs");
+	return 0;
+}
+
+static void progs_destroy(struct cost_progs *p)
+{
+	xdpong_bpf__destroy(p->obj);
+	xdpong_cost_bpf__destroy(p->h_n);
+	xdpong_cost_bpf__destroy(p->h_off);
+	xdpong_cost_bpf__destroy(p->h_every);
+	xdpong_cost_bpf__destroy(p->h_def);
+	pass_bpf__destroy(p->pass);
+}
+
+/* One trial: every row's figure, in ns, into c. 0 or -1. */
+static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
+		      const struct pkt pk[PKT_N], double c[COST_N])
+{
+	int fd_pass = bpf_program__fd(p->pass->progs.xdp_pass);
+	int fd_null = bpf_program__fd(rf->progs.bench_null_k);
+	int fd_turn = bpf_program__fd(rf->progs.bench_turn_k);
+	int fd_obj = bpf_program__fd(p->obj->progs.xdpong);
+	double floor, v;
+	const struct {
+		enum cost_row row;
+		struct xdpong_cost_bpf *h;
+		enum pkt_kind pkt;
+	} xrows[] = {
+		{ COST_XDPONG_ECHO4, p->h_def, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO6, p->h_def, PKT_ECHO6 },
+		{ COST_XDPONG_ECHO4_1500, p->h_def, PKT_ECHO4_1500 },
+		{ COST_XDPONG_PASS_UDP, p->h_def, PKT_UDP4 },
+		{ COST_XDPONG_PASS_TCP, p->h_def, PKT_TCP4 },
+		{ COST_XDPONG_ECHO4_LAT_EVERY, p->h_every, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_LAT_OFF, p->h_off, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_LAT_SAMPLED, p->h_n, PKT_ECHO4 },
+	};
+
+	if (vernier_floor(rf, &pk[PKT_ECHO4], &floor))
+		return -1;
+	c[COST_PASS_FLOOR] = floor;
+	/* The plain reading, a check on the vernier: within 0.5 ns of it. */
+	if (timed_ns(fd_pass, &pk[PKT_ECHO4], XDP_PASS, &c[COST_PASS_FLOOR_WHOLE]))
+		return -1;
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_reflect_cost_k), XDP_TX, fd_turn,
+		     XDP_TX, &pk[PKT_ECHO4], &v))
+		return -1;
+	c[COST_BARE_ECHO4] = floor + v;
+	for (size_t i = 0; i < sizeof(xrows) / sizeof(xrows[0]); i++) {
+		bool pass_pkt = xrows[i].pkt == PKT_UDP4 || xrows[i].pkt == PKT_TCP4;
+
+		/* Echoes: minus the turn-around; passed packets: minus the loop. */
+		if (timed_harness(xrows[i].h, pass_pkt ? fd_null : fd_turn,
+				  pass_pkt ? XDP_PASS : XDP_TX, &pk[xrows[i].pkt],
+				  pass_pkt ? XDP_PASS : XDP_TX, &v))
+			return -1;
+		c[xrows[i].row] = floor + v;
+	}
+	/* The product's own object, whole ns: a check on the harness. */
+	if (timed_ns(fd_obj, &pk[PKT_UDP4], XDP_PASS, &c[COST_XDPONG_PASS_UDP_OBJ]))
+		return -1;
+	/* The reply's two checksum patches (the TTL and type words). */
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_inline_k), XDP_TX, fd_null,
+		     XDP_PASS, &pk[PKT_ECHO4], &v))
+		return -1;
+	c[COST_PATCH_INLINE] = floor + v;
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_csum_diff_k), XDP_TX, fd_null,
+		     XDP_PASS, &pk[PKT_ECHO4], &v))
+		return -1;
+	c[COST_PATCH_CSUM_DIFF] = floor + v;
+	return 0;
+}
+
+int cost_measure(struct bench_env *env, int trials, struct cost_results *res)
+{
+	struct cost_progs progs = { 0 };
+	struct pkt pk[PKT_N];
+	int err = -1;
+
+	memset(res, 0, sizeof(*res));
+	pkts_build(pk);
+	if (progs_load(env, &progs))
 		goto out;
-	}
 	/* Pinned to one CPU (main), so per-CPU state stays on one CPU. */
 	for (int t = 0; t < trials && !bench_stop; t++) {
-		struct reflect_bpf *rf = env->reflect;
-		int fd_pass = bpf_program__fd(pass->progs.xdp_pass);
-		int fd_null = bpf_program__fd(rf->progs.bench_null_k);
-		int fd_turn = bpf_program__fd(rf->progs.bench_turn_k);
-		int fd_obj = bpf_program__fd(obj->progs.xdpong);
-		double floor, v, c[COST_N];
-		const struct {
-			enum cost_row row;
-			struct xdpong_cost_bpf *h;
-			enum pkt_kind pkt;
-		} xrows[] = {
-			{ COST_XDPONG_ECHO4, h_def, PKT_ECHO4 },
-			{ COST_XDPONG_ECHO6, h_def, PKT_ECHO6 },
-			{ COST_XDPONG_ECHO4_1500, h_def, PKT_ECHO4_1500 },
-			{ COST_XDPONG_PASS_UDP, h_def, PKT_UDP4 },
-			{ COST_XDPONG_PASS_TCP, h_def, PKT_TCP4 },
-			{ COST_XDPONG_ECHO4_LAT_EVERY, h_every, PKT_ECHO4 },
-			{ COST_XDPONG_ECHO4_LAT_OFF, h_off, PKT_ECHO4 },
-			{ COST_XDPONG_ECHO4_LAT_SAMPLED, h_n, PKT_ECHO4 },
-		};
+		double c[COST_N];
 
-		if (vernier_floor(rf, &pk[PKT_ECHO4], &floor))
+		if (cost_trial(env->reflect, &progs, pk, c))
 			goto out;
-		c[COST_PASS_FLOOR] = floor;
-		/* The plain reading, a check on the vernier: within 0.5 ns of it. */
-		if (timed_ns(fd_pass, &pk[PKT_ECHO4], XDP_PASS, &c[COST_PASS_FLOOR_WHOLE]))
-			goto out;
-		if (kfold_ns(bpf_program__fd(rf->progs.bench_reflect_cost_k), XDP_TX, fd_turn,
-			     XDP_TX, &pk[PKT_ECHO4], &v))
-			goto out;
-		c[COST_BARE_ECHO4] = floor + v;
-		for (size_t i = 0; i < sizeof(xrows) / sizeof(xrows[0]); i++) {
-			bool pass_pkt = xrows[i].pkt == PKT_UDP4 || xrows[i].pkt == PKT_TCP4;
-
-			/* Echoes: minus the turn-around; passed packets: minus the loop. */
-			if (timed_harness(xrows[i].h, pass_pkt ? fd_null : fd_turn,
-					  pass_pkt ? XDP_PASS : XDP_TX, &pk[xrows[i].pkt],
-					  pass_pkt ? XDP_PASS : XDP_TX, &v))
-				goto out;
-			c[xrows[i].row] = floor + v;
-		}
-		/* The product's own object, whole ns: a check on the harness. */
-		if (timed_ns(fd_obj, &pk[PKT_UDP4], XDP_PASS, &c[COST_XDPONG_PASS_UDP_OBJ]))
-			goto out;
-		/* The reply's two checksum patches (the TTL and type words). */
-		if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_inline_k), XDP_TX, fd_null,
-			     XDP_PASS, &pk[PKT_ECHO4], &v))
-			goto out;
-		c[COST_PATCH_INLINE] = floor + v;
-		if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_csum_diff_k), XDP_TX, fd_null,
-			     XDP_PASS, &pk[PKT_ECHO4], &v))
-			goto out;
-		c[COST_PATCH_CSUM_DIFF] = floor + v;
 		for (int i = 0; i < COST_N; i++) {
 			series_add(&res->ns[i], c[i]);
-			series_add(&res->ratio[i], c[i] / floor);
+			series_add(&res->ratio[i], c[i] / c[COST_PASS_FLOOR]);
 		}
 	}
 	err = bench_stop ? -1 : 0;
 out:
-	xdpong_bpf__destroy(obj);
-	xdpong_cost_bpf__destroy(h_n);
-	xdpong_cost_bpf__destroy(h_off);
-	xdpong_cost_bpf__destroy(h_every);
-	xdpong_cost_bpf__destroy(h_def);
-	pass_bpf__destroy(pass);
+	progs_destroy(&progs);
 	return err;
 }
