@@ -65,87 +65,100 @@ static void add_target(struct bench_results *res, const char *layout, const char
 	t->pass = higher ? t->value >= limit : t->value <= limit;
 }
 
-void evaluate_targets(struct bench_results *res)
+/* The rate and RTT targets of one layout. */
+static void targets_layout(struct bench_results *res, int l)
+{
+	const struct resp_result *r = res->r[l];
+	const char *ln = layout_name[l];
+	char what[96];
+	struct series s;
+
+	ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_KERNEL].max_pps, &s);
+	add_target(res, ln, "xdpong native rate >= 8x kernel", &s, 8, true, "x");
+	ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
+	add_target(res, ln, "xdpong native rate >= 0.90x bare reflector", &s, 0.9, true, "x");
+	if (l == LAYOUT_ONE_CPU) { /* issue 12: the cleanest ratios */
+		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_KERNEL].max_pps, &s);
+		add_target(res, ln, "xdpong native rate >= 9x kernel", &s, 9, true, "x");
+		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
+		add_target(res, ln, "xdpong native rate >= 0.85x bare reflector", &s, 0.85, true,
+			   "x");
+	}
+	ratio_series(&r[R_XDPONG_SKB].max_pps, &r[R_KERNEL].max_pps, &s);
+	add_target(res, ln, "xdpong skb rate >= 3.5x kernel", &s, 3.5, true, "x");
+	ratio_series(&r[R_XDPONG_LAT_SAMPLED].max_pps, &r[R_XDPONG_LAT_OFF].max_pps, &s);
+	snprintf(what, sizeof(what), "latency 1 in %d: rate >= 0.95x latency off",
+		 res->latency_sample);
+	add_target(res, ln, what, &s, 0.95, true, "x");
+	if (res->loader_default != res->latency_sample) {
+		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_XDPONG_LAT_OFF].max_pps, &s);
+		snprintf(what, sizeof(what), "latency as shipped (1 in %d) >= 0.95x off",
+			 res->loader_default);
+		add_target(res, ln, what, &s, 0.95, true, "x");
+	}
+	for (int m = 0; m < 2; m++) {
+		int ri = m ? R_XDPONG_SKB : R_XDPONG_NATIVE;
+		const char *mode = m ? "skb" : "native";
+
+		ratio_series(&r[ri].rtt[RTT_P50], &r[R_KERNEL].rtt[RTT_P50], &s);
+		snprintf(what, sizeof(what), "xdpong %s RTT p50 <= kernel's", mode);
+		add_target(res, ln, what, &s, 1.0, false, "x");
+		ratio_series(&r[ri].rtt[RTT_P99], &r[R_KERNEL].rtt[RTT_P99], &s);
+		snprintf(what, sizeof(what), "xdpong %s RTT p99 <= kernel's", mode);
+		add_target(res, ln, what, &s, 1.0, false, "x");
+	}
+}
+
+/* The per-packet cost targets (BPF_PROG_TEST_RUN). */
+static void targets_cost(struct bench_results *res)
 {
 	char what[96];
 	struct series s;
 
+	add_target(res, NULL, "xdpong cost per 98-byte echo <= 4x XDP_PASS",
+		   &res->cost.ratio[COST_XDPONG_ECHO4], 4, false, "x");
+	add_target(res, NULL, "xdpong cost per 118-byte IPv6 echo <= 4.5x XDP_PASS",
+		   &res->cost.ratio[COST_XDPONG_ECHO6], 4.5, false, "x");
+	add_target(res, NULL, "xdpong cost per 98-byte UDP passed <= 1.5x XDP_PASS",
+		   &res->cost.ratio[COST_XDPONG_PASS_UDP], 1.5, false, "x");
+	add_target(res, NULL, "xdpong cost per 98-byte TCP passed <= 1.5x XDP_PASS",
+		   &res->cost.ratio[COST_XDPONG_PASS_TCP], 1.5, false, "x");
+	/* The design's choice (README): patched inline because cheaper. */
+	ratio_series(&res->cost.ns[COST_PATCH_INLINE], &res->cost.ns[COST_PATCH_CSUM_DIFF], &s);
+	add_target(res, NULL, "reply patch inline <= bpf_csum_diff patch", &s, 1.0, false, "x");
+	/* The program's own time: the rate-based check, without the
+	 * rest of the path diluting it. */
+	ratio_series(&res->cost.ns[COST_XDPONG_ECHO4_LAT_SAMPLED],
+		     &res->cost.ns[COST_XDPONG_ECHO4_LAT_OFF], &s);
+	snprintf(what, sizeof(what), "latency 1 in %d: program time <= 1.05x off",
+		 res->latency_sample);
+	add_target(res, NULL, what, &s, 1.05, false, "x");
+}
+
+/* TCP through xdpong against XDP_PASS, in each mode. */
+static void targets_tput(struct bench_results *res)
+{
+	const struct series *g = res->tput.gbps;
+	struct series s;
+
+	ratio_series(&g[TPUT_XDPONG_SKB], &g[TPUT_PASS_SKB], &s);
+	add_target(res, NULL, "TCP through xdpong skb >= 0.97x XDP_PASS skb", &s, 0.97, true,
+		   "x");
+	ratio_series(&g[TPUT_XDPONG_NATIVE], &g[TPUT_PASS_NATIVE], &s);
+	add_target(res, NULL, "TCP through xdpong native >= 0.97x XDP_PASS native", &s, 0.97,
+		   true, "x");
+}
+
+void evaluate_targets(struct bench_results *res)
+{
 	res->ntargets = 0;
-	for (int l = 0; l < LAYOUT_N; l++) {
-		const struct resp_result *r = res->r[l];
-		const char *ln = layout_name[l];
-
-		if (!res->layout_done[l])
-			continue;
-		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_KERNEL].max_pps, &s);
-		add_target(res, ln, "xdpong native rate >= 8x kernel", &s, 8, true, "x");
-		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
-		add_target(res, ln, "xdpong native rate >= 0.90x bare reflector", &s, 0.9,
-			   true, "x");
-		if (l == LAYOUT_ONE_CPU) { /* issue 12: the cleanest ratios */
-			ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_KERNEL].max_pps, &s);
-			add_target(res, ln, "xdpong native rate >= 9x kernel", &s, 9, true, "x");
-			ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
-			add_target(res, ln, "xdpong native rate >= 0.85x bare reflector", &s, 0.85,
-				   true, "x");
-		}
-		ratio_series(&r[R_XDPONG_SKB].max_pps, &r[R_KERNEL].max_pps, &s);
-		add_target(res, ln, "xdpong skb rate >= 3.5x kernel", &s, 3.5, true, "x");
-		ratio_series(&r[R_XDPONG_LAT_SAMPLED].max_pps, &r[R_XDPONG_LAT_OFF].max_pps, &s);
-		snprintf(what, sizeof(what), "latency 1 in %d: rate >= 0.95x latency off",
-			 res->latency_sample);
-		add_target(res, ln, what, &s, 0.95, true, "x");
-		if (res->loader_default != res->latency_sample) {
-			ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_XDPONG_LAT_OFF].max_pps,
-				     &s);
-			snprintf(what, sizeof(what),
-				 "latency as shipped (1 in %d) >= 0.95x off", res->loader_default);
-			add_target(res, ln, what, &s, 0.95, true, "x");
-		}
-		for (int m = 0; m < 2; m++) {
-			int ri = m ? R_XDPONG_SKB : R_XDPONG_NATIVE;
-			const char *mode = m ? "skb" : "native";
-
-			ratio_series(&r[ri].rtt[RTT_P50], &r[R_KERNEL].rtt[RTT_P50], &s);
-			snprintf(what, sizeof(what), "xdpong %s RTT p50 <= kernel's", mode);
-			add_target(res, ln, what, &s, 1.0, false, "x");
-			ratio_series(&r[ri].rtt[RTT_P99], &r[R_KERNEL].rtt[RTT_P99], &s);
-			snprintf(what, sizeof(what), "xdpong %s RTT p99 <= kernel's", mode);
-			add_target(res, ln, what, &s, 1.0, false, "x");
-		}
-	}
-	if (res->cost_done) {
-		add_target(res, NULL, "xdpong cost per 98-byte echo <= 4x XDP_PASS",
-			   &res->cost.ratio[COST_XDPONG_ECHO4], 4, false, "x");
-		add_target(res, NULL, "xdpong cost per 118-byte IPv6 echo <= 4.5x XDP_PASS",
-			   &res->cost.ratio[COST_XDPONG_ECHO6], 4.5, false, "x");
-		add_target(res, NULL, "xdpong cost per 98-byte UDP passed <= 1.5x XDP_PASS",
-			   &res->cost.ratio[COST_XDPONG_PASS_UDP], 1.5, false, "x");
-		add_target(res, NULL, "xdpong cost per 98-byte TCP passed <= 1.5x XDP_PASS",
-			   &res->cost.ratio[COST_XDPONG_PASS_TCP], 1.5, false, "x");
-		/* The design's choice (README): patched inline because cheaper. */
-		ratio_series(&res->cost.ns[COST_PATCH_INLINE], &res->cost.ns[COST_PATCH_CSUM_DIFF],
-			     &s);
-		add_target(res, NULL, "reply patch inline <= bpf_csum_diff patch", &s, 1.0, false,
-			   "x");
-		/* The program's own time: the rate-based check, without the
-		 * rest of the path diluting it. */
-		ratio_series(&res->cost.ns[COST_XDPONG_ECHO4_LAT_SAMPLED],
-			     &res->cost.ns[COST_XDPONG_ECHO4_LAT_OFF], &s);
-		snprintf(what, sizeof(what), "latency 1 in %d: program time <= 1.05x off",
-			 res->latency_sample);
-		add_target(res, NULL, what, &s, 1.05, false, "x");
-	}
-	if (res->tput_done) {
-		const struct series *g = res->tput.gbps;
-
-		ratio_series(&g[TPUT_XDPONG_SKB], &g[TPUT_PASS_SKB], &s);
-		add_target(res, NULL, "TCP through xdpong skb >= 0.97x XDP_PASS skb", &s, 0.97,
-			   true, "x");
-		ratio_series(&g[TPUT_XDPONG_NATIVE], &g[TPUT_PASS_NATIVE], &s);
-		add_target(res, NULL, "TCP through xdpong native >= 0.97x XDP_PASS native", &s,
-			   0.97, true, "x");
-	}
+	for (int l = 0; l < LAYOUT_N; l++)
+		if (res->layout_done[l])
+			targets_layout(res, l);
+	if (res->cost_done)
+		targets_cost(res);
+	if (res->tput_done)
+		targets_tput(res);
 }
 
 static void fmt_series(char *buf, size_t size, const struct series *s, double scale,
@@ -391,25 +404,10 @@ static struct json_object *json_target(const struct target *t)
 	return o;
 }
 
-int print_json(FILE *f, const struct bench_results *res)
+static struct json_object *json_layouts(const struct bench_results *res)
 {
-	struct json_object *o = json_object_new_object(), *machine, *layouts, *targets;
-	int ret;
+	struct json_object *layouts = json_object_new_object();
 
-	json_object_object_add(o, "date", json_object_new_string(res->date));
-	machine = json_object_new_object();
-	json_object_object_add(machine, "cpu", json_object_new_string(res->cpu));
-	json_object_object_add(machine, "cpus", json_object_new_int(res->ncpus));
-	json_object_object_add(machine, "kernel", json_object_new_string(res->kernel));
-	json_object_object_add(o, "machine", machine);
-	json_object_object_add(o, "trials", json_object_new_int(res->trials));
-	json_object_object_add(o, "cost_trials", json_object_new_int(res->cost_trials));
-	json_object_object_add(o, "latency_sample_n", json_object_new_int(res->latency_sample));
-	json_object_object_add(o, "loader_latency_sample_default",
-			       json_object_new_int(res->loader_default));
-	json_object_object_add(o, "elapsed_s", json_fixed(res->elapsed_s, "%.1f"));
-
-	layouts = json_object_new_object();
 	for (int l = 0; l < LAYOUT_N; l++) {
 		struct json_object *lo, *resp;
 
@@ -425,42 +423,67 @@ int print_json(FILE *f, const struct bench_results *res)
 		json_object_object_add(lo, "responders", resp);
 		json_object_object_add(layouts, layout_name[l], lo);
 	}
-	json_object_object_add(o, "layouts", layouts);
+	return layouts;
+}
 
-	if (res->cost_done) {
-		struct json_object *cost = json_object_new_object();
+static struct json_object *json_cost(const struct bench_results *res)
+{
+	struct json_object *cost = json_object_new_object();
 
-		for (int i = 0; i < COST_N; i++) {
-			struct json_object *row = json_object_new_object();
+	for (int i = 0; i < COST_N; i++) {
+		struct json_object *row = json_object_new_object();
 
-			json_object_object_add(row, "ns", json_series(&res->cost.ns[i], 1));
-			json_object_object_add(row, "ratio_to_floor",
-					       json_series(&res->cost.ratio[i], 1));
-			json_object_object_add(cost, cost_name[i], row);
-		}
-		json_object_object_add(o, "cost_ns", cost);
+		json_object_object_add(row, "ns", json_series(&res->cost.ns[i], 1));
+		json_object_object_add(row, "ratio_to_floor", json_series(&res->cost.ratio[i], 1));
+		json_object_object_add(cost, cost_name[i], row);
 	}
+	return cost;
+}
 
-	if (res->tput_done) {
-		struct json_object *tput = json_object_new_object();
-		struct json_object *gbps = json_object_new_object();
-		struct json_object *ratios = json_object_new_object();
-		char key[64];
-		struct series s;
+static struct json_object *json_tput(const struct bench_results *res)
+{
+	struct json_object *tput = json_object_new_object();
+	struct json_object *gbps = json_object_new_object();
+	struct json_object *ratios = json_object_new_object();
+	char key[64];
+	struct series s;
 
-		for (int c = 0; c < TPUT_N; c++)
-			json_object_object_add(gbps, tput_name[c], json_series(&res->tput.gbps[c], 1));
-		for (size_t i = 0; i < sizeof(tput_ratios) / sizeof(tput_ratios[0]); i++) {
-			ratio_series(&res->tput.gbps[tput_ratios[i].c],
-				     &res->tput.gbps[tput_ratios[i].base], &s);
-			snprintf(key, sizeof(key), "%s/%s", tput_name[tput_ratios[i].c],
-				 tput_name[tput_ratios[i].base]);
-			json_object_object_add(ratios, key, json_series(&s, 1));
-		}
-		json_object_object_add(tput, "gbps", gbps);
-		json_object_object_add(tput, "ratios", ratios);
-		json_object_object_add(o, "tcp_throughput", tput);
+	for (int c = 0; c < TPUT_N; c++)
+		json_object_object_add(gbps, tput_name[c], json_series(&res->tput.gbps[c], 1));
+	for (size_t i = 0; i < sizeof(tput_ratios) / sizeof(tput_ratios[0]); i++) {
+		ratio_series(&res->tput.gbps[tput_ratios[i].c],
+			     &res->tput.gbps[tput_ratios[i].base], &s);
+		snprintf(key, sizeof(key), "%s/%s", tput_name[tput_ratios[i].c],
+			 tput_name[tput_ratios[i].base]);
+		json_object_object_add(ratios, key, json_series(&s, 1));
 	}
+	json_object_object_add(tput, "gbps", gbps);
+	json_object_object_add(tput, "ratios", ratios);
+	return tput;
+}
+
+int print_json(FILE *f, const struct bench_results *res)
+{
+	struct json_object *o = json_object_new_object(), *machine, *targets;
+	int ret;
+
+	json_object_object_add(o, "date", json_object_new_string(res->date));
+	machine = json_object_new_object();
+	json_object_object_add(machine, "cpu", json_object_new_string(res->cpu));
+	json_object_object_add(machine, "cpus", json_object_new_int(res->ncpus));
+	json_object_object_add(machine, "kernel", json_object_new_string(res->kernel));
+	json_object_object_add(o, "machine", machine);
+	json_object_object_add(o, "trials", json_object_new_int(res->trials));
+	json_object_object_add(o, "cost_trials", json_object_new_int(res->cost_trials));
+	json_object_object_add(o, "latency_sample_n", json_object_new_int(res->latency_sample));
+	json_object_object_add(o, "loader_latency_sample_default",
+			       json_object_new_int(res->loader_default));
+	json_object_object_add(o, "elapsed_s", json_fixed(res->elapsed_s, "%.1f"));
+	json_object_object_add(o, "layouts", json_layouts(res));
+	if (res->cost_done)
+		json_object_object_add(o, "cost_ns", json_cost(res));
+	if (res->tput_done)
+		json_object_object_add(o, "tcp_throughput", json_tput(res));
 
 	targets = json_object_new_array_ext(res->ntargets);
 	for (int i = 0; i < res->ntargets; i++)
