@@ -227,6 +227,39 @@ void pkt_spec_init(struct pkt_spec *s, int family, enum pkt_framing framing)
 	s->payload_fill = PKT_FILL_COUNT;
 }
 
+/* pkt_build's IPv6 header, before any extension headers in s->opts. */
+static void put_ip6_header(const struct pkt_spec *s, uint8_t *ip, size_t icmp_len)
+{
+	uint32_t w = (uint32_t)((s->version ? s->version : 6) & 15) << 28 |
+		     (uint32_t)s->tos << 20 | (s->flow & 0xfffff);
+
+	ip[0] = w >> 24;
+	ip[1] = (w >> 16) & 0xff;
+	ip[2] = (w >> 8) & 0xff;
+	ip[3] = w & 0xff;
+	pkt_put_be16(ip + 4, (uint16_t)(s->opts_len + icmp_len + s->len_delta));
+	ip[6] = s->proto;
+	ip[7] = s->ttl;
+	memcpy(ip + 8, s->ip6_src, 16);
+	memcpy(ip + 24, s->ip6_dst, 16);
+}
+
+/* pkt_build's IPv4 header of hl bytes with options; checksum 0 for now. */
+static void put_ip4_header(const struct pkt_spec *s, uint8_t *ip, size_t hl, size_t icmp_len)
+{
+	ip[0] = (uint8_t)(((s->version ? s->version : 4) & 15) << 4 |
+			  ((s->ihl ? s->ihl : hl / 4) & 15));
+	ip[1] = s->tos;
+	pkt_put_be16(ip + 2, (uint16_t)(hl + icmp_len + s->len_delta));
+	pkt_put_be16(ip + 4, s->ip_id);
+	pkt_put_be16(ip + 6, s->frag);
+	ip[8] = s->ttl;
+	ip[9] = s->proto;
+	pkt_put_be16(ip + 10, 0);
+	memcpy(ip + 12, s->ip4_src, 4);
+	memcpy(ip + 16, s->ip4_dst, 4);
+}
+
 size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 {
 	size_t off = 0, l3, hl, icmp_off, icmp_len, len, i;
@@ -249,32 +282,10 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 	}
 	l3 = off;
 	ip = buf + l3;
-	if (s->family == 6) {
-		uint32_t w = (uint32_t)((s->version ? s->version : 6) & 15) << 28 |
-			     (uint32_t)s->tos << 20 | (s->flow & 0xfffff);
-
-		ip[0] = w >> 24;
-		ip[1] = (w >> 16) & 0xff;
-		ip[2] = (w >> 8) & 0xff;
-		ip[3] = w & 0xff;
-		pkt_put_be16(ip + 4, (uint16_t)(s->opts_len + icmp_len + s->len_delta));
-		ip[6] = s->proto;
-		ip[7] = s->ttl;
-		memcpy(ip + 8, s->ip6_src, 16);
-		memcpy(ip + 24, s->ip6_dst, 16);
-	} else {
-		ip[0] = (uint8_t)(((s->version ? s->version : 4) & 15) << 4 |
-				  ((s->ihl ? s->ihl : hl / 4) & 15));
-		ip[1] = s->tos;
-		pkt_put_be16(ip + 2, (uint16_t)(hl + icmp_len + s->len_delta));
-		pkt_put_be16(ip + 4, s->ip_id);
-		pkt_put_be16(ip + 6, s->frag);
-		ip[8] = s->ttl;
-		ip[9] = s->proto;
-		pkt_put_be16(ip + 10, 0);
-		memcpy(ip + 12, s->ip4_src, 4);
-		memcpy(ip + 16, s->ip4_dst, 4);
-	}
+	if (s->family == 6)
+		put_ip6_header(s, ip, icmp_len);
+	else
+		put_ip4_header(s, ip, hl, icmp_len);
 	if (s->opts_len)
 		memcpy(ip + hl - s->opts_len, s->opts, s->opts_len);
 
