@@ -235,6 +235,44 @@ static void env_defaults(struct bench_env *env)
 	snprintf(env->id, sizeof(env->id), "%d", getpid() % 100000);
 }
 
+/* --layout one|two|both. 0 or -1 (said). */
+static int layout_parse(const char *arg, unsigned int *layouts)
+{
+	if (!strcmp(arg, "one"))
+		*layouts = 1 << LAYOUT_ONE_CPU;
+	else if (!strcmp(arg, "two"))
+		*layouts = 1 << LAYOUT_TWO_CPU;
+	else if (strcmp(arg, "both"))
+		return fail("--layout one|two|both");
+	return 0;
+}
+
+/* --only cost|net|tput. 0 or -1 (said). */
+static int only_parse(const char *arg, struct bench_opts *o)
+{
+	o->do_cost = !strcmp(arg, "cost");
+	o->do_net = !strcmp(arg, "net");
+	o->do_tput = !strcmp(arg, "tput");
+	if (!o->do_cost && !o->do_net && !o->do_tput)
+		return fail("--only cost|net|tput");
+	return 0;
+}
+
+/* --hold NAME[:SECONDS] (arg is cut at the colon). 0 or -1 (said). */
+static int hold_parse(char *arg, struct bench_opts *o)
+{
+	char *colon = strchr(arg, ':');
+
+	o->hold_name = arg;
+	if (colon) {
+		*colon = 0;
+		o->hold_s = atoi(colon + 1);
+	}
+	if (o->hold_s < 1 || o->hold_s > 60)
+		return fail("--hold NAME[:SECONDS], 1..60 s");
+	return 0;
+}
+
 /* 1. The options. -1 to go on, else main's exit code. */
 static int args_parse(int argc, char **argv, struct bench_env *env, struct bench_opts *o)
 {
@@ -273,23 +311,12 @@ static int args_parse(int argc, char **argv, struct bench_env *env, struct bench
 			}
 			break;
 		case 'l':
-			if (!strcmp(optarg, "one"))
-				env->layouts = 1 << LAYOUT_ONE_CPU;
-			else if (!strcmp(optarg, "two"))
-				env->layouts = 1 << LAYOUT_TWO_CPU;
-			else if (strcmp(optarg, "both")) {
-				fail("--layout one|two|both");
+			if (layout_parse(optarg, &env->layouts))
 				return 2;
-			}
 			break;
 		case 'o':
-			o->do_cost = !strcmp(optarg, "cost");
-			o->do_net = !strcmp(optarg, "net");
-			o->do_tput = !strcmp(optarg, "tput");
-			if (!o->do_cost && !o->do_net && !o->do_tput) {
-				fail("--only cost|net|tput");
+			if (only_parse(optarg, o))
 				return 2;
-			}
 			break;
 		case 'x':
 			env->xdpong_bin = optarg;
@@ -307,20 +334,10 @@ static int args_parse(int argc, char **argv, struct bench_env *env, struct bench
 		case 'v':
 			bench_verbose = 1;
 			break;
-		case 'H': {
-			char *colon = strchr(optarg, ':');
-
-			o->hold_name = optarg;
-			if (colon) {
-				*colon = 0;
-				o->hold_s = atoi(colon + 1);
-			}
-			if (o->hold_s < 1 || o->hold_s > 60) {
-				fail("--hold NAME[:SECONDS], 1..60 s");
+		case 'H':
+			if (hold_parse(optarg, o))
 				return 2;
-			}
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 0;
