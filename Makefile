@@ -33,7 +33,7 @@ endif
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
 LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h \
-	$(BUILD)/xdpong_nocas.skel.h
+	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h
 
 .DELETE_ON_ERROR:
 .PHONY: all clean test tests demo deps fuzz bench install uninstall
@@ -66,6 +66,16 @@ $(BUILD)/xdpong_nocas.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h
 $(BUILD)/xdpong_nocas.skel.h: $(BUILD)/xdpong_nocas.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdpong_nocas_bpf > $@
+
+# What xdpong is verified against before it joins libxdp's dispatcher
+# (bpf/anchor.bpf.c).
+$(BUILD)/anchor.bpf.o: bpf/anchor.bpf.c vmlinux/vmlinux.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/anchor.skel.h: $(BUILD)/anchor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name anchor_bpf > $@
 
 $(BUILD)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(BUILD)/loader
 	$(call msg,CC,$@)

@@ -38,6 +38,9 @@ const volatile __u8 cfg_never = 0; /* always 0: see carry_maps_own() */
  * ifindex is only unique within its network namespace). */
 const volatile __u32 cfg_ifindex = 0;
 const volatile __u32 cfg_netns_ino = 0;
+/* This load's generation, nonzero and unique (the loader draws it): see
+ * xdpong_active. */
+const volatile __u64 cfg_gen = 0;
 /*
  * Multi-buffer XDP (5.18: the frags flag, bpf_xdp_load_bytes,
  * bpf_xdp_get_buff_len). The loader clears it where the kernel lacks them
@@ -129,6 +132,29 @@ struct {
 	__type(key, __u32);
 	__type(value, struct xdpong_tx_counters);
 } xdpong_txfail SEC(".maps");
+
+/*
+ * Which xdpong acts while two share one libxdp dispatcher chain, during a
+ * takeover inside it (loader/chain.c): 0, every one; else only the one
+ * whose cfg_gen it holds. Another passes every frame on, uncounted, so no
+ * frame is answered or counted twice. Shared by the two (reused at the
+ * takeover: its layout never changes), written only by the loader.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} xdpong_active SEC(".maps");
+
+/* Whether this program steps aside for another in the chain. */
+static __always_inline bool stood_down(void)
+{
+	__u32 key = 0;
+	__u64 *active = bpf_map_lookup_elem(&xdpong_active, &key);
+
+	return active && *active && *active != cfg_gen;
+}
 
 /*
  * Readers find the maps through the attached program's map ids, which
@@ -1052,6 +1078,8 @@ int xdpong(struct xdp_md *ctx)
 	__u32 key = 0, reason;
 	__u64 *counters;
 
+	if (stood_down())
+		return XDP_PASS;
 	carry_maps_own();
 	reason = handle_frame(ctx, &t0);
 
@@ -1089,7 +1117,7 @@ int xdpong(struct xdp_md *ctx)
  */
 static __always_inline bool tx_dev_ours(const struct net_device *dev)
 {
-	return cfg_ifindex && BPF_CORE_READ(dev, ifindex) == (int)cfg_ifindex &&
+	return cfg_ifindex && !stood_down() && BPF_CORE_READ(dev, ifindex) == (int)cfg_ifindex &&
 	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == cfg_netns_ino;
 }
 

@@ -17,8 +17,8 @@ _xdpong()
 	# Each command's options, as 'xdpong options' lists them (a test holds
 	# these to that table).
 	local common="--verbose --help"
-	local attach_opts="--mode --addr --no-iface-addrs --host-addrs --force --latency-sample
-		--rate-limit --global-limit $common"
+	local attach_opts="--mode --addr --no-iface-addrs --host-addrs --force --priority
+		--latency-sample --rate-limit --global-limit $common"
 	local -A opts=(
 		[attach]="$attach_opts"
 		[run]="$attach_opts --interval --json --metrics-file --config --metrics-listen"
@@ -73,7 +73,7 @@ _xdpong()
 		fi
 		return
 		;;
-	-a | --addr | --latency-sample | --rate-limit | --global-limit | \
+	-a | --addr | --priority | --latency-sample | --rate-limit | --global-limit | \
 		-i | --interval | -c | --count | --metrics-listen)
 		return
 		;;
@@ -84,7 +84,7 @@ _xdpong()
 	for ((w = i + 1; w < cword; w++)); do
 		[[ ${words[w]} == -* ]] && continue
 		case ${words[w - 1]} in
-		-m | --mode | -a | --addr | --latency-sample | --rate-limit | \
+		-m | --mode | -a | --addr | --priority | --latency-sample | --rate-limit | \
 			--global-limit | -i | --interval | -c | --count | --metrics-file | \
 			--config | --metrics-listen)
 			continue

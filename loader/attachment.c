@@ -55,7 +55,8 @@ static int open_maps(struct attachment *a)
 			close(fd);
 	}
 	for (int m = 0; m < MAP_COUNT; m++)
-		if (a->map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY && m != MAP_TXFAIL)
+		if (a->map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY && m != MAP_TXFAIL &&
+		    m != MAP_ACTIVE)
 			return -ENOENT; /* these maps are newer than some builds */
 	return 0;
 }
@@ -72,6 +73,34 @@ const char *mode_name(int mode)
 	default:
 		return "unknown";
 	}
+}
+
+/*
+ * Two xdpongs in one chain: a takeover under way, or one a killed takeover
+ * left. The one the active word names is the live one (chain.c); with the
+ * word 0, the first.
+ */
+static __u32 pick_active(const __u32 *ids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct xdpong_bpf__rodata ro;
+		struct attachment t;
+		__u64 active = 0;
+		__u32 key = 0;
+		bool match;
+
+		memset(&t, 0, sizeof(t));
+		for (int m = 0; m < MAP_COUNT; m++)
+			t.map_fd[m] = -1;
+		t.prog_fd = bpf_prog_get_fd_by_id(ids[i]);
+		match = t.prog_fd >= 0 && !open_maps(&t) && t.map_fd[MAP_ACTIVE] >= 0 &&
+			!bpf_map_lookup_elem(t.map_fd[MAP_ACTIVE], &key, &active) && active &&
+			!rodata_read(&t, &ro) && ro.cfg_gen == active;
+		attachment_close(&t);
+		if (match)
+			return ids[i];
+	}
+	return ids[0];
 }
 
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
@@ -101,22 +130,29 @@ int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
 		else if (p && other_id)
 			*other_id = xdp_program__id(p);
 	} else {
+		__u32 ids[CHAIN_MAX];
+		int n = 0;
+
 		a->dispatcher = true;
 		for (p = xdp_multiprog__next_prog(NULL, mp); p;
 		     p = xdp_multiprog__next_prog(p, mp)) {
 			if (!strcmp(xdp_program__name(p), "xdpong")) {
 				prog = p;
-				break;
-			}
-			if (other_id && !*other_id)
+				if (n < CHAIN_MAX)
+					ids[n++] = xdp_program__id(p);
+			} else if (other_id && !*other_id) {
 				*other_id = xdp_program__id(p);
+			}
 		}
+		if (n > 1)
+			a->prog_id = pick_active(ids, n);
 	}
 	if (!prog)
 		goto out;
 	a->xdp_mode = xdp_multiprog__attach_mode(mp);
 	a->mode = mode_name(a->xdp_mode);
-	a->prog_id = xdp_program__id(prog);
+	if (!a->prog_id)
+		a->prog_id = xdp_program__id(prog);
 	a->prog_fd = bpf_prog_get_fd_by_id(a->prog_id);
 	if (a->prog_fd < 0) {
 		ret = -errno;
@@ -153,6 +189,8 @@ int attachment_open(const char *ifname, struct attachment *a)
 
 void attachment_close(struct attachment *a)
 {
+	if (a->anchor)
+		chain_anchor_free(a);
 	if (a->skel) {
 		/* load.c's: the skeleton owns the descriptors. */
 		txwatch_stop(a);

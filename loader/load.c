@@ -114,11 +114,9 @@ static void map_fds(struct attachment *a)
 
 /*
  * Refuse, without side effects, what must not be touched: an xdpong a live
- * `xdpong run` owns (another process: a run claims before it loads), and
- * a foreign program without --force.
+ * `xdpong run` owns (another process: a run claims before it loads).
  */
-static int may_take(const struct link_info *li, const struct attachment *old, bool have_old,
-		    __u32 foreign, bool force)
+static int may_take(const struct link_info *li, const struct attachment *old, bool have_old)
 {
 	struct owner_info who;
 
@@ -134,9 +132,6 @@ static int may_take(const struct link_info *li, const struct attachment *old, bo
 		return log_error("%s is owned by 'xdpong run' (pid %d%s; program id %u): stop that first (systemctl stop, or kill %d); --force does not take a live run's interface",
 				 li->name, who.pid, since, old->prog_id, who.pid);
 	}
-	if (!have_old && foreign && !force)
-		return log_error("%s already has an XDP program (id %u) that is not xdpong; use --force to replace it",
-				 li->name, foreign);
 	return 0;
 }
 
@@ -260,10 +255,49 @@ struct bringup {
 	struct attachment old;   /* xdpong already there (have_old) */
 	bool have_old;
 	__u32 foreign;           /* another program there, 0 if none */
+	struct chain_info chain; /* what runs there now */
+	bool share;              /* through libxdp's dispatcher (chain.c) */
+	char alone_why[400];     /* why not, when not */
 	enum xdp_attach_mode mode;
 	struct takeover tk;
 	int n4, n6;              /* prefixes answered for */
 };
+
+/* The programs of the chain that are not xdpong, for messages:
+ * "xdp-filter (id 12), xdp_pass (id 19)". */
+static const char *others_list(const struct chain_info *c, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < c->n && len < size; i++)
+		if (!c->p[i].xdpong)
+			len += snprintf(buf + len, size - len, "%s%s (id %u)", len ? ", " : "",
+					c->p[i].name, c->p[i].id);
+	return buf;
+}
+
+/*
+ * Another program there: join it in its dispatcher, or replace it with
+ * --force, or refuse, saying which choices there are. 0 or -1.
+ */
+static int foreign_check(const struct bringup *b)
+{
+	const char *name = b->lv->li.name;
+	char others[256];
+
+	if (b->have_old || !b->foreign || (b->share && b->chain.dispatcher) || b->o->force)
+		return 0;
+	others_list(&b->chain, others, sizeof(others));
+	if (b->chain.dispatcher)
+		return log_error("%s runs %s through libxdp's dispatcher, but xdpong cannot join it here: %s. --force replaces them all",
+				 name, others, b->alone_why);
+	if (b->share)
+		return log_error("%s already has an XDP program, %s, attached alone rather than through libxdp's dispatcher, so it cannot share the interface. --force replaces it; loaded with xdp-loader or another libxdp tool, it would share %s with xdpong",
+				 name, others, name);
+	return log_error("%s already has an XDP program, %s, and xdpong cannot share the interface with it: %s. --force replaces it; a kernel that allows libxdp's dispatcher (Debian 12's and 13's do) lets them share",
+			 name, others, b->alone_why);
+}
 
 /* 1. What is on the interface, and whether we may touch it. 0 or -1. */
 static int up_inspect(struct bringup *b, const char *ifname)
@@ -285,7 +319,26 @@ static int up_inspect(struct bringup *b, const char *ifname)
 	b->have_old = !e;
 	if (!b->have_old && !b->foreign)
 		b->foreign = li->xdp_prog_id;
-	return may_take(li, &b->old, b->have_old, b->foreign, b->o->force);
+	e = chain_query(li->ifindex, &b->chain);
+	if (e)
+		return log_error("cannot inspect the XDP programs on %s: %s", li->name, strerror(-e));
+	return may_take(li, &b->old, b->have_old);
+}
+
+/*
+ * 2a. Alone, or in libxdp's dispatcher: a takeover keeps the way the old
+ * program is attached (alone, the kernel swaps the two atomically); else
+ * the dispatcher wherever libxdp can keep one. 0 or -1.
+ */
+static int up_choose_way(struct bringup *b)
+{
+	bool possible = chain_possible(b->alone_why, sizeof(b->alone_why));
+
+	b->share = b->have_old ? b->old.dispatcher && possible : possible;
+	if (b->have_old && b->old.dispatcher && !possible)
+		log_note("%s: the xdpong in libxdp's dispatcher cannot be taken over inside it here: %s",
+			 b->lv->li.name, b->alone_why);
+	return foreign_check(b);
 }
 
 /* 2. The mode, and what the kernel and a veth peer allow. 0 or -1. */
@@ -298,9 +351,12 @@ static int up_choose_mode(struct bringup *b)
 	b->mode = o->mode == MODE_NATIVE ? XDP_MODE_NATIVE :
 		  o->mode == MODE_SKB    ? XDP_MODE_SKB :
 					   XDP_MODE_UNSPEC;
-	/* Auto takes over in the mode the old program has: no gap. */
+	/* Auto takes over in the mode the old program has: no gap; and joins
+	 * a dispatcher in its mode. */
 	if (b->have_old && b->mode == XDP_MODE_UNSPEC)
 		b->mode = b->old.xdp_mode;
+	else if (b->share && b->chain.dispatcher && b->mode == XDP_MODE_UNSPEC)
+		b->mode = b->chain.mode;
 	/* A program that answers for nothing never transmits: no peer needed. */
 	if (b->mode != XDP_MODE_SKB && any_addrs &&
 	    check_veth_peer(li, b->mode == XDP_MODE_NATIVE, &use_skb))
@@ -328,6 +384,7 @@ static int up_open(struct bringup *b)
 	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
 	lv->skel->rodata->cfg_ifindex = li->ifindex;
 	lv->skel->rodata->cfg_netns_ino = netns_ino();
+	lv->skel->rodata->cfg_gen = chain_new_gen();
 	xdpong_skel_set_frags(lv->skel);
 	xdpong_skel_set_txwatch(lv->skel);
 	if (o->rate_pps) {
@@ -340,10 +397,18 @@ static int up_open(struct bringup *b)
 		lv->skel->rodata->cfg_global_tolerance_ns =
 			(o->global_burst - 1) * lv->skel->rodata->cfg_global_cost_ns;
 	}
+	if (b->share) {
+		int e = chain_prepare(lv, o->priority);
+
+		if (e)
+			return log_error("%s: cannot prepare xdpong for libxdp's dispatcher: %s",
+					 li->name, strerror(-e));
+	}
 	return 0;
 }
 
-/* 4. Loaded, with the old program's maps reused or copied over. */
+/* 4. Loaded, with the old program's maps reused or copied over. 0, -1,
+ * or 1: the kernel refuses the extension program the dispatcher needs. */
 static int up_load(struct bringup *b)
 {
 	struct attachment *lv = b->lv;
@@ -353,6 +418,13 @@ static int up_load(struct bringup *b)
 	if (b->have_old && takeover_prepare(&b->old, lv->skel, &b->tk))
 		return -1;
 	e = xdpong_bpf__load(lv->skel);
+	chain_anchor_free(lv);
+	if (e && b->share && chain_refused(-e)) {
+		snprintf(b->alone_why, sizeof(b->alone_why),
+			 "this kernel refuses the extension programs of libxdp's dispatcher (loading xdpong as one: %s)",
+			 strerror(-e));
+		return 1;
+	}
 	if (e)
 		return log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
 				 attach_hint(-e, b->mode));
@@ -391,18 +463,71 @@ static int up_fill(struct bringup *b)
 	return 0;
 }
 
-/* 6. Everything is ready: only now does anything on the interface change. */
+/*
+ * Into libxdp's dispatcher: the one there, or a new one. Auto mode tries
+ * native, then skb, as attach_fresh does. 0, -1 said, or 1: libxdp could
+ * not build a dispatcher here, and nothing else is on the interface.
+ */
+static int attach_shared(struct bringup *b)
+{
+	struct link_info *li = &b->lv->li;
+	int e;
+
+	if (b->mode == XDP_MODE_UNSPEC) {
+		b->mode = XDP_MODE_NATIVE;
+		e = chain_attach(b->lv, b->mode);
+		if (e == -EOPNOTSUPP || e == -EINVAL || e == -ERANGE) {
+			log_note("%s: native XDP not available (%s); using skb mode", li->name,
+				 strerror(-e));
+			b->mode = XDP_MODE_SKB;
+			e = chain_attach(b->lv, b->mode);
+		}
+	} else {
+		e = chain_attach(b->lv, b->mode);
+	}
+	if (!e)
+		return 0;
+	/* libxdp says EOPNOTSUPP where it cannot build a dispatcher, and the
+	 * kernel EINVAL where libxdp then attaches the extension alone. */
+	if (!b->foreign && (e == -EOPNOTSUPP || e == -EINVAL)) {
+		snprintf(b->alone_why, sizeof(b->alone_why),
+			 "libxdp could not build a dispatcher here (%s)", strerror(-e));
+		return 1;
+	}
+	return log_error("failed to attach to %s through libxdp's dispatcher in %s mode: %s%s",
+			 li->name, mode_name(b->mode), strerror(-e), attach_hint(-e, b->mode));
+}
+
+/* 6. Everything is ready: only now does anything on the interface change.
+ * 0, -1, or 1 (attach_shared's). */
 static int up_attach(struct bringup *b)
 {
 	struct attachment *lv = b->lv;
+	int e;
 
-	if (!b->have_old && b->foreign && foreign_detach(&lv->li, b->foreign))
+	/* A foreign program goes only where xdpong cannot join it (--force). */
+	if (!b->have_old && b->foreign && !(b->share && b->chain.dispatcher) &&
+	    foreign_detach(&lv->li, b->foreign))
 		return -1;
-	if (b->have_old ? attach_replace(lv, &b->old, &b->mode) : attach_fresh(lv, &b->mode))
-		return -1;
+	if (b->share && b->have_old) {
+		e = chain_takeover(lv, &b->old, b->tk.reused[MAP_ACTIVE], b->mode, &b->tk);
+	} else if (b->share) {
+		e = attach_shared(b);
+	} else {
+		__u32 key = 0;
+		__u64 all = 0;
+
+		/* Alone, every xdpong acts (a killed takeover in a chain may
+		 * have left the word naming another). */
+		bpf_map_update_elem(lv->map_fd[MAP_ACTIVE], &key, &all, BPF_ANY);
+		e = b->have_old ? attach_replace(lv, &b->old, &b->mode) : attach_fresh(lv, &b->mode);
+		if (!e && b->have_old)
+			takeover_settle(&b->old, lv, &b->tk);
+	}
+	if (e)
+		return e;
 	lv->attached_here = true;
-	if (b->have_old)
-		takeover_settle(&b->old, lv, &b->tk);
+	lv->dispatcher = b->share;
 	/* Before the old program's pins (and its links) go: no failure is
 	 * missed, and one in that instant may be counted twice. */
 	txwatch_start(lv);
@@ -416,6 +541,28 @@ static int up_attach(struct bringup *b)
 			lv->prog_id = pi.id;
 	}
 	return 0;
+}
+
+/* Where xdpong sits in the dispatcher's chain, said in one line. */
+static void chain_report(const struct link_info *li, __u32 prog_id)
+{
+	struct chain_info c;
+	char list[512];
+	size_t len = 0;
+	int pos = -1;
+
+	if (chain_query(li->ifindex, &c) || !c.dispatcher)
+		return;
+	list[0] = 0;
+	for (int i = 0; i < c.n && len < sizeof(list); i++) {
+		if (c.p[i].id == prog_id)
+			pos = i;
+		len += snprintf(list + len, sizeof(list) - len, "%s%s (id %u, priority %u)",
+				i ? ", " : "", c.p[i].name, c.p[i].id, c.p[i].priority);
+	}
+	if (pos >= 0)
+		log_note("%s: runs in libxdp's dispatcher (program id %u), %d of %d, at priority %u: %s",
+			 li->name, c.dispatcher_id, pos + 1, c.n, c.p[pos].priority, list);
 }
 
 /* 7. Pins, and what was done, said. */
@@ -435,32 +582,81 @@ static void up_report(struct bringup *b)
 	if (b->have_old)
 		log_note("%s: took over from program id %u without a gap: %d of its maps kept as they are, the rest carried over by name",
 			 li->name, b->old.prog_id, b->tk.n_reused);
+	if (lv->dispatcher)
+		chain_report(li, lv->prog_id);
 	if (!b->n4 && !b->n6 && !b->tk.reused[MAP_ADDR4] && !b->tk.reused[MAP_ADDR6])
 		log_note("%s: no addresses to answer for: every ping goes to the kernel (add some with --addr)",
 			 li->name);
 	fflush(stdout);
 }
 
-int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
+static void lv_reset(struct attachment *lv)
 {
-	struct bringup b = { .o = o, .lv = lv };
-	int ret = -1;
-
 	memset(lv, 0, sizeof(*lv));
 	lv->prog_fd = -1;
 	for (int m = 0; m < MAP_COUNT; m++)
 		lv->map_fd[m] = -1;
-	if (up_inspect(&b, ifname) || up_choose_mode(&b))
+}
+
+static void tk_free(struct takeover *tk)
+{
+	for (int m = 0; m < MAP_COUNT; m++) {
+		free(tk->copied[m]);
+		tk->copied[m] = NULL;
+	}
+}
+
+/*
+ * Where the kernel or libxdp refuses the dispatcher (phases 4 and 6 say
+ * 1), xdpong attaches alone, as it does where there is none, and says so
+ * once per process. Another program there then needs --force.
+ */
+static int up_alone(struct bringup *b, enum xdp_attach_mode mode)
+{
+	static bool said;
+	struct link_info li = b->lv->li;
+
+	load_down(b->lv, false);
+	lv_reset(b->lv);
+	b->lv->li = li;
+	tk_free(&b->tk);
+	b->share = false;
+	b->mode = mode;
+	if (!said)
+		log_note("%s: %s: attached alone, so no other XDP program can share %s", li.name,
+			 b->alone_why, li.name);
+	said = true;
+	return foreign_check(b);
+}
+
+int load_up(const char *ifname, const struct opts *o, struct attachment *lv)
+{
+	struct bringup b = { .o = o, .lv = lv };
+	enum xdp_attach_mode mode;
+	int ret = -1, r;
+
+	lv_reset(lv);
+	if (up_inspect(&b, ifname) || up_choose_way(&b) || up_choose_mode(&b))
 		goto out;
-	if (up_open(&b) || up_load(&b) || up_fill(&b) || up_attach(&b)) {
+	mode = b.mode;
+	for (int tries = 0; tries < 2; tries++) {
+		r = up_open(&b);
+		r = r ?: up_load(&b);
+		r = r ?: up_fill(&b);
+		r = r ?: up_attach(&b);
+		if (r <= 0 || !b.share)
+			break;
+		if (up_alone(&b, mode))
+			goto out;
+	}
+	if (r) {
 		load_down(lv, true);
 		goto out;
 	}
 	up_report(&b);
 	ret = 0;
 out:
-	for (int m = 0; m < MAP_COUNT; m++)
-		free(b.tk.copied[m]);
+	tk_free(&b.tk);
 	if (b.have_old)
 		attachment_close(&b.old);
 	return ret;

@@ -142,6 +142,7 @@ enum xdpong_map_id {
 	MAP_CARRY,    /* counts carried over at an upgrade (not in older builds) */
 	MAP_LATCARRY, /* the same for the histogram */
 	MAP_TXFAIL,   /* XDP_TX the driver did not send (txwatch.c) */
+	MAP_ACTIVE,   /* which xdpong acts in a shared chain (chain.c) */
 	MAP_COUNT,
 };
 /* Map names in the object, and the file names they are pinned under. */
@@ -187,6 +188,7 @@ struct attachment {
 	struct xdp_program *prog;
 	bool attached_here;      /* undone by load_down(..., true) */
 	struct bpf_link *tx_link[2]; /* txwatch.c's, when this process made them */
+	struct anchor_bpf *anchor;   /* chain.c's, from before load until after it */
 };
 /*
  * Find xdpong on ifindex through the attached program (works in a fresh
@@ -307,6 +309,50 @@ int prom_print_all(FILE *f, const struct prom_iface *v, int n);
 int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
 /* Rewrite path atomically; errors are printed once, not every interval. */
 int prom_update_file(const char *path, const struct prom_iface *v, int n);
+
+/* ---- chain.c: sharing the interface through libxdp's dispatcher ---- */
+#define CHAIN_MAX 10                /* libxdp's dispatcher has 10 slots */
+#define CHAIN_DEFAULT_PRIORITY 50   /* libxdp's default; xdp-filter runs at 10 */
+#define CHAIN_PRIORITY_MAX 1000000
+struct chain_prog {
+	__u32 id;
+	char name[16];
+	unsigned int priority;
+	bool pass_continues; /* its XDP_PASS goes on to the next program */
+	bool xdpong;
+};
+/* What runs on an interface, in run order. */
+struct chain_info {
+	bool dispatcher;     /* through libxdp's dispatcher; else one program alone */
+	__u32 dispatcher_id;
+	int mode;            /* enum xdp_attach_mode */
+	int n;               /* 0: nothing attached */
+	struct chain_prog p[CHAIN_MAX];
+};
+/* 0 (c->n 0 if nothing is attached), -errno. */
+int chain_query(int ifindex, struct chain_info *c);
+/* Whether xdpong may try the dispatcher here; why not, in why. */
+bool chain_possible(char *why, size_t size);
+/* Whether a load error says the kernel refuses extension programs. */
+bool chain_refused(int err);
+/* A fresh nonzero generation for cfg_gen (the chain's active word). */
+__u64 chain_new_gen(void);
+/* Between open and load: lv's XDP program becomes an extension verified
+ * against the anchor, with its run configuration. 0, -errno. */
+int chain_prepare(struct attachment *lv, unsigned int priority);
+/* After load: the anchor is no longer needed. */
+void chain_anchor_free(struct attachment *a);
+/* Hand the loaded extension to libxdp: it joins the dispatcher on the
+ * interface, or starts one. 0, -errno (unsaid). */
+int chain_attach(struct attachment *lv, int mode);
+/* Take program prog_id out of the chain (or off the interface). */
+int chain_detach_id(int ifindex, __u32 prog_id, int mode);
+struct takeover;
+/* Take over from old inside the chain: lv joins next to it, the active
+ * word moves (when shared_active: the maps were reused), old and any
+ * other xdpong leave. 0, or -1 said (nothing changed on the interface). */
+int chain_takeover(struct attachment *lv, const struct attachment *old, bool shared_active,
+		   int mode, struct takeover *tk);
 
 /* ---- takeover.c: keeping an attached xdpong's state ---- */
 struct takeover {

@@ -35,6 +35,10 @@ const struct opt_def opt_table[] = {
 	{ .name = "force", .short_name = 'f', .arg = ARG_NONE, .cmds = ATTACH_RUN,
 	  OPT_FIELD(force),
 	  .help = "replace an XDP program already on IFACE" },
+	{ .name = "priority", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(priority), .min = 0, .max = 1000000,
+	  .help = "run priority in libxdp's dispatcher, lower first\n"
+		  "(default 50; xdp-filter runs at 10)" },
 	{ .name = "latency-sample", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
 	  .config = CFG_ANY, OPT_FIELD(latency_sample), .min = 0, .max = 1U << 30,
 	  .help = "time 1 packet in N for the latency histogram\n"
@@ -236,6 +240,7 @@ void opts_init(struct opts *o, enum cmd_id cmd)
 	o->cmd = cmd;
 	o->mode = MODE_AUTO;
 	o->latency_sample = 64;
+	o->priority = 50;
 }
 
 static bool takes(const struct opt_def *d, const struct cmd_def *cmd)

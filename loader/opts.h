@@ -106,6 +106,7 @@ struct opts {
 	bool host_addrs;
 	bool force;
 	unsigned long long latency_sample;
+	unsigned long long priority;
 	unsigned long long rate_pps, rate_burst;
 	unsigned long long global_pps, global_burst;
 	double interval;

@@ -26,6 +26,7 @@ const char *const map_obj_names[MAP_COUNT] = {
 	[MAP_CARRY] = "xdpong_carry",
 	[MAP_LATCARRY] = "xdpong_latcarry",
 	[MAP_TXFAIL] = "xdpong_txfail",
+	[MAP_ACTIVE] = "xdpong_active",
 };
 
 const char *const map_pin_names[MAP_COUNT] = {
@@ -40,6 +41,7 @@ const char *const map_pin_names[MAP_COUNT] = {
 	[MAP_CARRY] = "carry",
 	[MAP_LATCARRY] = "latcarry",
 	[MAP_TXFAIL] = "txfail",
+	[MAP_ACTIVE] = "active",
 };
 
 void pin_dir(const char *ifname, char *buf, size_t size)

@@ -204,9 +204,19 @@ bool served_answering(const struct served *v)
 {
 	struct link_info now;
 
+	struct chain_info c;
+
 	if (!v->up || link_get(NULL, v->a.li.ifindex, &now))
 		return false;
-	return now.xdp_prog_id == v->a.prog_id || v->a.dispatcher;
+	if (!v->a.dispatcher)
+		return now.xdp_prog_id == v->a.prog_id;
+	/* In the dispatcher: still one of its programs. */
+	if (chain_query(v->a.li.ifindex, &c) || !c.dispatcher)
+		return false;
+	for (int i = 0; i < c.n; i++)
+		if (c.p[i].id == v->a.prog_id)
+			return true;
+	return false;
 }
 
 int service_prom(struct service *svc, FILE *f)

@@ -43,6 +43,8 @@ struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
 		return skel->maps.xdpong_latcarry;
 	case MAP_TXFAIL:
 		return skel->maps.xdpong_txfail;
+	case MAP_ACTIVE:
+		return skel->maps.xdpong_active;
 	}
 	return NULL;
 }
@@ -65,7 +67,7 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
 		 * values (rate limiter) and the ring buffer by shape. */
 		if (!layout_same(&theirs, &ours) ||
 		    (!theirs.n && m != MAP_ADDR4 && m != MAP_ADDR6 && m != MAP_RATELIM &&
-		     m != MAP_TRACE))
+		     m != MAP_TRACE && m != MAP_ACTIVE))
 			continue;
 		if (bpf_map__reuse_fd(skel_map(skel, m), old->map_fd[m]))
 			return log_error("cannot reuse map %s of program id %u: %s",

@@ -85,7 +85,9 @@ void txwatch_unpin(const char *ifname)
 	}
 }
 
-/* Does program prog_id use the map map_id? */
+/* Is program prog_id a tracepoint program that uses the map map_id? (The
+ * XDP program names the map too, and in libxdp's dispatcher it is held by
+ * a link of its own.) */
 static bool prog_uses_map(__u32 prog_id, __u32 map_id)
 {
 	struct bpf_prog_info pi = { 0 };
@@ -97,7 +99,7 @@ static bool prog_uses_map(__u32 prog_id, __u32 map_id)
 		return false;
 	pi.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
 	pi.map_ids = (__u64)(unsigned long)ids;
-	if (!bpf_obj_get_info_by_fd(fd, &pi, &len))
+	if (!bpf_obj_get_info_by_fd(fd, &pi, &len) && pi.type == BPF_PROG_TYPE_TRACING)
 		for (__u32 i = 0; i < pi.nr_map_ids && i < 32; i++)
 			uses |= ids[i] == map_id;
 	close(fd);

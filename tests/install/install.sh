@@ -103,7 +103,7 @@ done
 for reason in $REASONS; do
 	xdpt_assert_match "^ +$reason " "$page" "reason $reason in the man page"
 done
-for pin in stats latency addr4 addr6 ratelim trace bss rodata carry latcarry txfail; do
+for pin in stats latency addr4 addr6 ratelim trace bss rodata carry latcarry txfail active; do
 	xdpt_assert_match "^ +$pin " "$page" "pinned map $pin in FILES"
 done
 xdpt_assert_match "skeleton" "$page" "the man page says the BPF object is in the binary"

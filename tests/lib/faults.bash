@@ -14,7 +14,7 @@
 
 FLOOD=${FLOOD:-$XDPT_REPO/build/tests/faults/flood}
 # The files `xdpong attach` pins, one per map (loader/maps.c).
-XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata carry latcarry txfail"
+XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata carry latcarry txfail active"
 XDF_T0=$(date +%s%N)
 
 # Everything xdpt_require_all checks, plus the flood generator if asked.

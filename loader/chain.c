@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sharing the interface: xdpong as one program in libxdp's dispatcher, the
+ * way the XDP tools share one (xdp-filter, xdp-loader, Suricata's AF_XDP).
+ *
+ * The dispatcher is an XDP program that calls its component programs in
+ * turn, by priority (lower first); each is an extension program linked
+ * into one of its slots, and a component's XDP_PASS goes on to the next
+ * (its run configuration says so; any other action ends the chain).
+ *
+ * libxdp 1.3 links an extension only if it loads it itself, or if it is
+ * already loaded as one. xdpong loads its own (so its maps are filled
+ * before it sees a packet, as everywhere else): verified against an anchor
+ * of the same signature (bpf/anchor.bpf.c), its run configuration written
+ * into its BTF, where libxdp reads it back from the loaded program. Then
+ * libxdp builds a new dispatcher with it and the programs already there,
+ * and swaps it in atomically.
+ *
+ * A takeover inside the chain: libxdp has no call that replaces one
+ * program in it, so the new xdpong is added next to the old and the old
+ * removed after. While both are there, one word that both read
+ * (xdpong_active) says which acts: the other passes every frame on, uncounted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+#include <sys/random.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include "loader.h"
+#include "xdpong.skel.h"
+#include "anchor.skel.h"
+
+/* libxdp's environment: its bpffs directory, and its off switch. */
+#define LIBXDP_BPFFS_ENV "LIBXDP_BPFFS"
+#define LIBXDP_SKIP_ENV "LIBXDP_SKIP_DISPATCHER"
+
+bool chain_possible(char *why, size_t size)
+{
+	const char *skip = getenv(LIBXDP_SKIP_ENV);
+	const char *dir = getenv(LIBXDP_BPFFS_ENV);
+	struct statfs st;
+
+	if (skip && !strcmp(skip, "1")) {
+		snprintf(why, size, "%s=1 is set", LIBXDP_SKIP_ENV);
+		return false;
+	}
+	if (!dir)
+		dir = BPFFS_ROOT;
+	/* libxdp keeps the links that hold each program in the chain as pins
+	 * there. A bpffs mounted for this command alone (a fresh `ip netns
+	 * exec` has none) would take xdpong out of the chain when it exits,
+	 * so xdpong never mounts one for libxdp. */
+	if (statfs(dir, &st) || st.f_type != BPF_FS_MAGIC) {
+		snprintf(why, size,
+			 "there is no bpffs at %s for libxdp to keep the dispatcher's links in (under 'ip netns exec' each command has its own /sys: enter the namespace with 'nsenter --net=/run/netns/NAME' instead)",
+			 dir);
+		return false;
+	}
+	return true;
+}
+
+bool chain_refused(int err)
+{
+	/* What a kernel without extension programs, or one that forbids them
+	 * (lockdown, no trampolines), answers to loading one. */
+	return err == EPERM || err == EOPNOTSUPP || err == ENOTSUP || err == 524 /* ENOTSUPP */ ||
+	       err == EINVAL;
+}
+
+__u64 chain_new_gen(void)
+{
+	__u64 gen = 0;
+
+	while (!gen)
+		if (getrandom(&gen, sizeof(gen), 0) != sizeof(gen))
+			gen = (__u64)getpid() << 32 ^ (__u64)time(NULL);
+	return gen;
+}
+
+/*
+ * The run configuration as xdp-tools' XDP_RUN_CONFIG writes it, added to
+ * the object's BTF before load: section ".xdp_run_config", variable
+ * _xdpong, a struct whose members encode values as array sizes:
+ * priority, and XDP_PASS = 1 (go on to the next program).
+ */
+static int run_config_add(struct bpf_object *obj, unsigned int priority)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	int int_id, prio_arr, prio_ptr, one_arr, one_ptr, st, var, sec;
+
+	if (!btf)
+		return -ENOENT;
+	int_id = btf__find_by_name_kind(btf, "int", BTF_KIND_INT);
+	if (int_id < 0)
+		int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	prio_arr = btf__add_array(btf, int_id, int_id, priority);
+	prio_ptr = btf__add_ptr(btf, prio_arr);
+	one_arr = btf__add_array(btf, int_id, int_id, 1);
+	one_ptr = btf__add_ptr(btf, one_arr);
+	st = btf__add_struct(btf, "_xdpong", 16);
+	if (int_id < 0 || prio_arr < 0 || prio_ptr < 0 || one_arr < 0 || one_ptr < 0 || st < 0)
+		return -ENOMEM;
+	if (btf__add_field(btf, "priority", prio_ptr, 0, 0) ||
+	    btf__add_field(btf, "XDP_PASS", one_ptr, 64, 0))
+		return -ENOMEM;
+	var = btf__add_var(btf, "_xdpong", BTF_VAR_GLOBAL_ALLOCATED, st);
+	sec = btf__add_datasec(btf, ".xdp_run_config", 16);
+	if (var < 0 || sec < 0 || btf__add_datasec_var_info(btf, var, 0, 16))
+		return -ENOMEM;
+	return 0;
+}
+
+int chain_prepare(struct attachment *lv, unsigned int priority)
+{
+	struct bpf_program *prog = lv->skel->progs.xdpong;
+	struct anchor_bpf *anchor;
+	int e;
+
+	anchor = anchor_bpf__open_and_load();
+	if (!anchor)
+		return -errno;
+	lv->anchor = anchor;
+	e = bpf_program__set_type(prog, BPF_PROG_TYPE_EXT);
+	e = e ?: bpf_program__set_expected_attach_type(prog, 0);
+	e = e ?: bpf_program__set_attach_target(prog, bpf_program__fd(anchor->progs.xdpong_anchor),
+						"xdpong_slot");
+	/* Multi-buffer is the dispatcher's to declare (libxdp does so only for
+	 * components it loaded itself): an extension carries no frags flag. */
+	e = e ?: bpf_program__set_flags(prog, bpf_program__flags(prog) & ~BPF_F_XDP_HAS_FRAGS);
+	e = e ?: run_config_add(lv->skel->obj, priority);
+	return e;
+}
+
+void chain_anchor_free(struct attachment *a)
+{
+	anchor_bpf__destroy(a->anchor);
+	a->anchor = NULL;
+}
+
+int chain_attach(struct attachment *lv, int mode)
+{
+	int e;
+
+	if (!lv->prog) {
+		lv->prog = xdp_program__from_fd(lv->prog_fd);
+		e = libxdp_get_error(lv->prog);
+		if (e) {
+			lv->prog = NULL;
+			return e;
+		}
+	}
+	return xdp_program__attach(lv->prog, lv->li.ifindex, mode, 0);
+}
+
+int chain_detach_id(int ifindex, __u32 prog_id, int mode)
+{
+	struct xdp_program *p = xdp_program__from_id(prog_id);
+	int e = libxdp_get_error(p);
+
+	if (e)
+		return e;
+	e = xdp_program__detach(p, ifindex, mode, 0);
+	xdp_program__close(p);
+	return e;
+}
+
+static int active_set(int fd, __u64 gen)
+{
+	__u32 key = 0;
+
+	return bpf_map_update_elem(fd, &key, &gen, BPF_ANY) ? -errno : 0;
+}
+
+int chain_takeover(struct attachment *lv, const struct attachment *old, bool shared_active,
+		   int mode, struct takeover *tk)
+{
+	struct xdpong_bpf__rodata ro, old_ro;
+	int fd = lv->map_fd[MAP_ACTIVE], e;
+	struct bpf_prog_info pi = { 0 };
+	__u32 len = sizeof(pi);
+	struct chain_info c;
+	bool all_gone = true;
+
+	/* Both generations known, and one word both read: the protocol. An
+	 * old build without it goes on acting until it is removed: in that
+	 * instant a frame it passes may be counted by both. */
+	bool protocol = shared_active && !rodata_read(old, &old_ro) && old_ro.cfg_gen &&
+			!rodata_read(lv, &ro) && ro.cfg_gen;
+
+	if (protocol && (e = active_set(fd, old_ro.cfg_gen)))
+		return log_error("%s: cannot write the chain's active word: %s", lv->li.name,
+				 strerror(-e));
+	e = chain_attach(lv, mode);
+	if (e)
+		return log_error("%s: cannot add xdpong to the dispatcher next to program id %u: %s",
+				 lv->li.name, old->prog_id, strerror(-e));
+	/* Both are in the chain; the old one acts. From this store on, the
+	 * new one does, and the old passes every frame on. */
+	if (protocol && (e = active_set(fd, ro.cfg_gen)))
+		log_note("%s: cannot hand over the chain's active word (%s): both programs act until the old one is removed",
+			 lv->li.name, strerror(-e));
+	takeover_settle(old, lv, tk);
+	/* Every other xdpong in the chain goes: the old one, and any a killed
+	 * takeover left there. */
+	if (bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len))
+		return 0; /* cannot tell ours from the others: leave them */
+	if (!chain_query(lv->li.ifindex, &c)) {
+		for (int i = 0; i < c.n; i++) {
+			if (!c.p[i].xdpong || c.p[i].id == pi.id)
+				continue;
+			e = chain_detach_id(lv->li.ifindex, c.p[i].id, mode);
+			if (e) {
+				all_gone = false;
+				log_note("%s: cannot remove program id %u from the dispatcher (%s): it stays, passing every frame on",
+					 lv->li.name, c.p[i].id, strerror(-e));
+			}
+		}
+	}
+	/* Alone again: every program acts (0). With one left behind, the word
+	 * keeps naming this one. */
+	if (protocol && all_gone)
+		active_set(fd, 0);
+	return 0;
+}
+
+int chain_query(int ifindex, struct chain_info *c)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	int e;
+
+	memset(c, 0, sizeof(*c));
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	e = libxdp_get_error(mp);
+	if (e == -ENOENT || !mp) /* nothing attached */
+		return 0;
+	if (e)
+		return e;
+	c->mode = xdp_multiprog__attach_mode(mp);
+	c->dispatcher = !xdp_multiprog__is_legacy(mp);
+	if (c->dispatcher) {
+		c->dispatcher_id = xdp_program__id(xdp_multiprog__main_prog(mp));
+		p = xdp_multiprog__next_prog(NULL, mp);
+	} else {
+		p = xdp_multiprog__main_prog(mp);
+	}
+	for (; p && c->n < CHAIN_MAX; p = c->dispatcher ? xdp_multiprog__next_prog(p, mp) : NULL) {
+		struct chain_prog *cp = &c->p[c->n];
+
+		cp->id = xdp_program__id(p);
+		snprintf(cp->name, sizeof(cp->name), "%s", xdp_program__name(p));
+		cp->priority = xdp_program__run_prio(p);
+		cp->pass_continues = c->dispatcher && xdp_program__chain_call_enabled(p, XDP_PASS);
+		cp->xdpong = !strcmp(cp->name, "xdpong");
+		c->n++;
+	}
+	xdp_multiprog__close(mp);
+	return 0;
+}
