@@ -109,11 +109,94 @@ static struct json_object *tx_json(const struct tx_state *tx)
 	return o;
 }
 
+/*
+ * What runs on the interface with xdpong (chain.c), read once: err is
+ * chain_query's, pos xdpong's index in c (the entry with its program id;
+ * -1 if it is not there).
+ */
+struct chain_state {
+	struct chain_info c;
+	int err;
+	int pos;
+};
+
+static void chain_read(const struct attachment *a, struct chain_state *cs)
+{
+	cs->err = chain_query(a->li.ifindex, &cs->c);
+	cs->pos = -1;
+	for (int i = 0; !cs->err && i < cs->c.n; i++)
+		if (cs->c.p[i].id == a->prog_id)
+			cs->pos = i;
+}
+
+/*
+ * One line: "alone (no libxdp dispatcher)", or where xdpong runs in the
+ * dispatcher and every program in run order. A program before xdpong
+ * whose XDP_PASS ends the chain keeps what it passes from xdpong: said.
+ */
+static void chain_text(const struct chain_state *cs)
+{
+	const struct chain_info *c = &cs->c;
+
+	printf("  chain:   ");
+	if (cs->err) {
+		printf("cannot be read: %s\n", strerror(-cs->err));
+		return;
+	}
+	if (!c->dispatcher) {
+		printf("alone (no libxdp dispatcher)\n");
+		return;
+	}
+	if (cs->pos >= 0)
+		printf("%d of %d in libxdp's dispatcher (program id %u), at priority %u: ",
+		       cs->pos + 1, c->n, c->dispatcher_id, c->p[cs->pos].priority);
+	else
+		printf("libxdp's dispatcher (program id %u), this xdpong not among its %d programs: ",
+		       c->dispatcher_id, c->n);
+	for (int i = 0; i < c->n; i++)
+		printf("%s%s (id %u, priority %u%s%s)", i ? ", " : "", c->p[i].name, c->p[i].id,
+		       c->p[i].priority, i == cs->pos ? ", this one" : "",
+		       c->p[i].pass_continues || i == c->n - 1 ? "" : ", its XDP_PASS ends the chain");
+	printf("\n");
+}
+
+/* {"dispatcher", "dispatcher_id", "priority", "position" (from 1),
+ * "programs": [{"id", "name", "priority", "xdpong", "pass_continues"}]};
+ * priorities are null alone, where they mean nothing. */
+static struct json_object *chain_json(const struct chain_state *cs)
+{
+	const struct chain_info *c = &cs->c;
+	struct json_object *o, *progs;
+	bool found = cs->pos >= 0;
+
+	if (cs->err)
+		return NULL;
+	o = json_object_new_object();
+	progs = json_object_new_array();
+	add(o, "dispatcher", json_object_new_boolean(c->dispatcher));
+	add(o, "dispatcher_id", c->dispatcher ? json_object_new_uint64(c->dispatcher_id) : NULL);
+	add(o, "priority", c->dispatcher && found ?
+			   json_object_new_uint64(c->p[cs->pos].priority) : NULL);
+	add(o, "position", found ? json_object_new_int(cs->pos + 1) : NULL);
+	for (int i = 0; i < c->n; i++) {
+		struct json_object *p = json_object_new_object();
+
+		add(p, "id", json_object_new_uint64(c->p[i].id));
+		add(p, "name", json_object_new_string(c->p[i].name));
+		add(p, "priority", c->dispatcher ? json_object_new_uint64(c->p[i].priority) : NULL);
+		add(p, "xdpong", json_object_new_boolean(c->p[i].xdpong));
+		add(p, "pass_continues", json_object_new_boolean(c->p[i].pass_continues));
+		json_object_array_add(progs, p);
+	}
+	add(o, "programs", progs);
+	return o;
+}
+
 static struct json_object *status_json(const struct attachment *a,
 				       const struct xdpong_bpf__rodata *ro,
 				       const struct xdpong_bpf__bss *bss, bool pinned,
 				       const struct owner_info *w, bool owned,
-				       const struct tx_state *tx)
+				       const struct tx_state *tx, const struct chain_state *cs)
 {
 	struct json_object *o = json_object_new_object(), *maps = json_object_new_object();
 	char dir[256];
@@ -125,6 +208,7 @@ static struct json_object *status_json(const struct attachment *a,
 	add(o, "prog_id", json_object_new_uint64(a->prog_id));
 	add(o, "mode", json_object_new_string(a->mode));
 	add(o, "dispatcher", json_object_new_boolean(a->dispatcher));
+	add(o, "chain", chain_json(cs));
 	add(o, "owner", owner_json(w, owned));
 	add(o, "framing", json_object_new_string(ro->cfg_framing == XDPONG_FRAMING_IP ?
 							 "ip" : "ethernet"));
@@ -145,7 +229,8 @@ static struct json_object *status_json(const struct attachment *a,
 
 static void status_text(const struct attachment *a, const struct xdpong_bpf__rodata *ro,
 			const struct xdpong_bpf__bss *bss, bool pinned,
-			const struct owner_info *w, bool owned, const struct tx_state *tx)
+			const struct owner_info *w, bool owned, const struct tx_state *tx,
+			const struct chain_state *cs)
 {
 	char dir[256];
 
@@ -154,6 +239,7 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 	       a->prog_id, a->mode, a->dispatcher ? " (libxdp dispatcher)" : "",
 	       ro->cfg_framing == XDPONG_FRAMING_IP ? "IP (TUN)" : "Ethernet");
 	owner_text(a, w, owned);
+	chain_text(cs);
 	printf("  maps:    ");
 	for (int m = 0, n = 0; m < MAP_COUNT; m++)
 		if (a->map_fd[m] >= 0)
@@ -192,14 +278,16 @@ static struct json_object *status_one(const struct attachment *a, bool json)
 	struct owner_info w;
 	bool owned = !owner_query(a->li.ifindex, &w);
 	struct tx_state tx = { .links = txwatch_count(a) };
+	struct chain_state cs;
 
+	chain_read(a, &cs);
 	rodata_read(a, &ro);
 	map_read_own(a, MAP_BSS, &bss, sizeof(bss));
 	if (tx.links != -ENOENT && txwatch_read(a->map_fd[MAP_TXFAIL], &tx.failed))
 		tx.links = -ENOENT; /* a count this build cannot read */
 	if (json)
-		return status_json(a, &ro, &bss, pinned, &w, owned, &tx);
-	status_text(a, &ro, &bss, pinned, &w, owned, &tx);
+		return status_json(a, &ro, &bss, pinned, &w, owned, &tx, &cs);
+	status_text(a, &ro, &bss, pinned, &w, owned, &tx, &cs);
 	return NULL;
 }
 
@@ -378,8 +466,9 @@ const struct cmd_def cmd_status = {
 	.summary = "what is attached where",
 	.description =
 		"Show where xdpong is attached in this network namespace: program id,\n"
-		"mode, maps, pins and the prefixes it answers for, and the pins of\n"
-		"interfaces that are gone. Changes nothing. With IFACE, exits 0 if\n"
+		"mode, the programs it shares the interface with in libxdp's dispatcher\n"
+		"(or alone), maps, pins and the prefixes it answers for, and the pins\n"
+		"of interfaces that are gone. Changes nothing. With IFACE, exits 0 if\n"
 		"xdpong is attached there, 3 if it is not, 1 if that cannot be told\n"
 		"(no such interface, no privileges, an error). A feature of xdpong's\n"
 		"that this kernel lacks is named, with what xdpong does without it\n"

@@ -3,7 +3,8 @@
 #
 # `xdpong status` and `xdpong status IFACE --json` report the program id
 # and mode the kernel reports (ip -j link, bpftool net), in skb and native
-# mode.
+# mode, and the chain of programs on the interface: xdpong alone, under
+# `ip netns exec` (no bpffs for libxdp's dispatcher).
 #
 #   ns ping                               ns resp
 #  +---------------------+  veth pair  +------------------------------+
@@ -40,6 +41,8 @@ check_status()
 	xdpt_assert_match "^$IF_RESP: xdpong program id $kid, $mode mode" "$XDPT_OUT" "status (all interfaces)"
 	xdpt_assert_match "$RESP4/32 +interface address" "$XDPT_OUT" "status lists the IPv4 address"
 	xdpt_assert_match "$RESP6/128 +interface address" "$XDPT_OUT" "status lists the IPv6 address"
+	# Under ip netns exec there is no bpffs for libxdp: xdpong runs alone.
+	xdpt_assert_match '^  chain: +alone \(no libxdp dispatcher\)$' "$XDPT_OUT" "status chain line"
 
 	xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 	printf '%s\n' "$XDPT_OUT" | jq -e . >/dev/null || xdpt_fail "status --json is not JSON: $XDPT_OUT"
@@ -48,6 +51,12 @@ check_status()
 	xdpt_assert_eq "$mode" "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].mode')" "status --json mode"
 	xdpt_assert_eq true "$(printf '%s\n' "$XDPT_OUT" | jq '.interfaces[0].attached')" "status --json attached"
 	xdpt_assert_eq "$IF_RESP" "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].iface')" "status --json iface"
+	xdpt_assert_eq "false null null 1" "$(printf '%s\n' "$XDPT_OUT" |
+		jq -r '.interfaces[0].chain | "\(.dispatcher) \(.dispatcher_id) \(.priority) \(.position)"')" \
+		"status --json chain: alone, first"
+	xdpt_assert_eq "[{\"id\":$kid,\"name\":\"xdpong\",\"priority\":null,\"xdpong\":true,\"pass_continues\":false}]" \
+		"$(printf '%s\n' "$XDPT_OUT" | jq -c '.interfaces[0].chain.programs')" \
+		"status --json chain.programs: xdpong alone"
 	# The stats map id it reports is the one the program uses.
 	sid=$(printf '%s\n' "$XDPT_OUT" | jq '.interfaces[0].maps.stats')
 	xdpt_ok --ns "$NS_RESP" bpftool -j prog show id "$kid"
@@ -69,6 +78,11 @@ xdpt_track_pins "$IF_RESP"
 xdpt_ok nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" attach "$IF_RESP" --force
 xdpt_ok nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 xdpt_assert_eq "$XDPT_PIN_ROOT/$IF_RESP" "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].pin_dir')" "pin_dir through nsenter"
+# The chain agrees with the rest, alone or (a takeover of one attached
+# alone stays alone) in a dispatcher: xdpong is the entry at its position.
+printf '%s\n' "$XDPT_OUT" | jq -e '.interfaces[0] as $i | $i.chain.dispatcher == $i.dispatcher and
+	($i.chain.programs[$i.chain.position - 1] | .id == $i.prog_id and .xdpong)' >/dev/null ||
+	xdpt_fail "status --json chain disagrees with prog_id or dispatcher: $XDPT_OUT"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 xdpt_assert_eq null "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].pin_dir')" "pin_dir in a fresh ip netns exec"
 xdpt_ok nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" detach "$IF_RESP"
