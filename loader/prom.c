@@ -81,6 +81,11 @@ struct prom_row {
 	struct xdpong_bpf__rodata ro;
 	struct xdpong_bpf__bss bss;
 	struct addr_count ac;
+	/* What runs there (chain.c); chain_err: it could not be read, and
+	 * the chain's families leave the interface out. pos: xdpong's index,
+	 * -1 if its program id is not in the chain. */
+	struct chain_info chain;
+	int chain_err, pos;
 };
 
 /* ---- the families' samples, one interface at a time ---- */
@@ -108,6 +113,43 @@ static unsigned long long v_sample_every(const struct prom_row *r)
 static unsigned long long v_trace_lost(const struct prom_row *r)
 {
 	return r->bss.trace_lost;
+}
+
+static unsigned long long v_dispatcher(const struct prom_row *r)
+{
+	return r->v->a->dispatcher;
+}
+
+/* Only in the dispatcher: alone, a priority means nothing. */
+static void s_chain_priority(FILE *f, const char *name, const struct prom_row *r)
+{
+	if (r->chain_err || !r->chain.dispatcher || r->pos < 0)
+		return;
+	prom_dev(f, name, r->v->name);
+	fprintf(f, "} %u\n", r->chain.p[r->pos].priority);
+}
+
+static void s_chain_position(FILE *f, const char *name, const struct prom_row *r)
+{
+	if (r->chain_err || r->pos < 0)
+		return;
+	prom_dev(f, name, r->v->name);
+	fprintf(f, "} %d\n", r->pos + 1);
+}
+
+/* Every program in the chain, xdpong too; no priority label alone. */
+static void s_chain_programs(FILE *f, const char *name, const struct prom_row *r)
+{
+	const struct chain_info *c = &r->chain;
+
+	for (int i = 0; !r->chain_err && i < c->n; i++) {
+		prom_dev(f, name, r->v->name);
+		fprintf(f, ",id=\"%u\",name=", c->p[i].id);
+		prom_label(f, c->p[i].name);
+		if (c->dispatcher)
+			fprintf(f, ",priority=\"%u\"", c->p[i].priority);
+		fprintf(f, ",position=\"%d\"} 1\n", i + 1);
+	}
 }
 
 static void s_info(FILE *f, const char *name, const struct prom_row *r)
@@ -226,6 +268,18 @@ static const struct prom_family {
 	{ "xdpong_trace_lost_events_total", "counter",
 	  "Trace events dropped because the trace ring buffer was full.",
 	  .value = v_trace_lost },
+	{ "xdpong_dispatcher", "gauge",
+	  "1 when xdpong runs in libxdp's dispatcher, sharing the interface with other XDP programs; 0 when it is attached alone.",
+	  .value = v_dispatcher },
+	{ "xdpong_chain_priority", "gauge",
+	  "xdpong's run priority in libxdp's dispatcher (lower runs first); absent when attached alone.",
+	  .samples = s_chain_priority },
+	{ "xdpong_chain_position", "gauge",
+	  "xdpong's place in the order the programs on the interface run, from 1 (1 when alone).",
+	  .samples = s_chain_position },
+	{ "xdpong_chain_program_info", "gauge",
+	  "Every XDP program on the interface, xdpong included, in run order: id, name, priority in the dispatcher (none alone) and position (value always 1).",
+	  .samples = s_chain_programs },
 };
 
 int prom_print_all(FILE *f, const struct prom_iface *v, int n)
@@ -242,6 +296,11 @@ int prom_print_all(FILE *f, const struct prom_iface *v, int n)
 		map_read_own(v[i].a, MAP_BSS, &rows[i].bss, sizeof(rows[i].bss));
 		addr_map_walk(v[i].a->map_fd[MAP_ADDR4], v[i].a->map_fd[MAP_ADDR6], count_cb,
 			      &rows[i].ac);
+		rows[i].chain_err = chain_query(v[i].a->li.ifindex, &rows[i].chain);
+		rows[i].pos = -1;
+		for (int k = 0; !rows[i].chain_err && k < rows[i].chain.n; k++)
+			if (rows[i].chain.p[k].id == v[i].a->prog_id)
+				rows[i].pos = k;
 	}
 
 	prom_head(f, "xdpong_build_info", "gauge",

@@ -63,7 +63,7 @@ reads = 0
 for _ in range(int(want)):
     text = open(path).read()
     fams = {f.name for f in text_string_to_metric_families(text)}
-    if "xdpong_packets" not in fams or "xdpong_trace_lost_events" not in fams:
+    if "xdpong_packets" not in fams or "xdpong_chain_program_info" not in fams:
         sys.exit("partial file after %d reads:\n%s" % (reads, text))
     reads += 1
 print(reads)

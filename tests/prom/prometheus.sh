@@ -6,7 +6,8 @@
 # linter. The parsed values must equal `xdpong stats --json`, the
 # histogram must be cumulative with +Inf = _count, and a label value with
 # a quote and a backslash (an interface name may hold both) must come back
-# unchanged.
+# unchanged. The chain's families say xdpong runs alone (under ip netns
+# exec: no bpffs for libxdp's dispatcher).
 #
 #   ns ping                               ns resp (kernel echo off)
 #  +---------------------+  veth pair  +------------------------------+
@@ -124,6 +125,17 @@ xdpt_assert_eq 500.0 "$(value xdpong_rate_limit_replies_per_second "device=$IF_R
 	"per-source limit gauge"
 xdpt_assert_eq 1.0 "$(value xdpong_answered_prefixes "device=$IF_RESP,family=ipv4")" \
 	"IPv4 prefixes answered for"
+
+# The chain: under ip netns exec (no bpffs for libxdp) xdpong runs alone,
+# first of one, with no priority.
+for fam in xdpong_dispatcher xdpong_chain_priority xdpong_chain_position xdpong_chain_program_info; do
+	xdpt_assert_match "^TYPE $fam gauge\$" "$PARSED" "type of $fam"
+done
+xdpt_assert_eq 0.0 "$(value xdpong_dispatcher "device=$IF_RESP")" "xdpong_dispatcher alone"
+xdpt_assert_eq 1.0 "$(value xdpong_chain_position "device=$IF_RESP")" "xdpong_chain_position alone"
+xdpt_assert_no_match '^xdpong_chain_priority\{' "$PARSED" "xdpong_chain_priority alone"
+xdpt_assert_eq "xdpong_chain_program_info{device=$IF_RESP,id=$prog_id,name=xdpong,position=1} 1.0" \
+	"$(printf '%s\n' "$PARSED" | grep '^xdpong_chain_program_info{')" "xdpong_chain_program_info alone"
 
 xdpt_log "a label value with a quote and a backslash"
 odd="xq\"\\$XDPT_ID"
