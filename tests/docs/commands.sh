@@ -89,6 +89,12 @@ route()
 		echo "tests/tuntap: the experiment's runbook"
 		return 0
 		;;
+	"$REPO/README.md:"*)
+		if [ "$2" = "Sharing an interface" ]; then
+			echo "tests/netns/dispatcher.sh: xdp-filter, xdpong and xdp-loader on one veth, through nsenter"
+			return 0
+		fi
+		;;
 	esac
 	case $cmd in
 	"make test") echo ".ci/run: this is the suite itself" ;;
