@@ -151,12 +151,15 @@ static void chain_text(const struct chain_state *cs)
 		printf("%d of %d in libxdp's dispatcher (program id %u), at priority %u: ",
 		       cs->pos + 1, c->n, c->dispatcher_id, c->p[cs->pos].priority);
 	else
-		printf("libxdp's dispatcher (program id %u), this xdpong not among its %d programs: ",
-		       c->dispatcher_id, c->n);
-	for (int i = 0; i < c->n; i++)
+		printf("not among the %d programs of libxdp's dispatcher (program id %u): ",
+		       c->n, c->dispatcher_id);
+	for (int i = 0; i < c->n; i++) {
+		bool ends = !c->p[i].pass_continues && i < c->n - 1;
+
 		printf("%s%s (id %u, priority %u%s%s)", i ? ", " : "", c->p[i].name, c->p[i].id,
 		       c->p[i].priority, i == cs->pos ? ", this one" : "",
-		       c->p[i].pass_continues || i == c->n - 1 ? "" : ", its XDP_PASS ends the chain");
+		       ends ? ", its XDP_PASS ends the chain" : "");
+	}
 	printf("\n");
 }
 
