@@ -32,3 +32,12 @@ int xdpong_anchor(struct xdp_md *ctx)
 {
 	return xdpong_slot(ctx);
 }
+
+/* The smallest extension, to ask the kernel whether it takes extension
+ * programs at all (loader/chain.c, chain_possible), before xdpong is
+ * loaded as one. Loaded only for that, against xdpong_slot. */
+SEC("freplace/xdpong_slot")
+int xdpong_probe(struct xdp_md *ctx)
+{
+	return XDP_PASS;
+}

@@ -105,9 +105,9 @@ static __u32 pick_active(const __u32 *ids, int n)
 
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
 {
-	struct xdp_multiprog *mp;
-	struct xdp_program *prog = NULL, *p;
-	int ret = -ENOENT;
+	struct chain_info c;
+	__u32 ids[CHAIN_MAX];
+	int ret, n = 0;
 
 	memset(a, 0, sizeof(*a));
 	a->prog_fd = -1;
@@ -118,49 +118,24 @@ int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
 	ret = link_get(NULL, ifindex, &a->li);
 	if (ret)
 		return ret;
-	ret = -ENOENT;
-
-	mp = xdp_multiprog__get_from_ifindex(ifindex);
-	if (libxdp_get_error(mp))
-		return -ENOENT; /* nothing attached */
-	if (xdp_multiprog__is_legacy(mp)) {
-		p = xdp_multiprog__main_prog(mp);
-		if (p && !strcmp(xdp_program__name(p), "xdpong"))
-			prog = p;
-		else if (p && other_id)
-			*other_id = xdp_program__id(p);
-	} else {
-		__u32 ids[CHAIN_MAX];
-		int n = 0;
-
-		a->dispatcher = true;
-		for (p = xdp_multiprog__next_prog(NULL, mp); p;
-		     p = xdp_multiprog__next_prog(p, mp)) {
-			if (!strcmp(xdp_program__name(p), "xdpong")) {
-				prog = p;
-				if (n < CHAIN_MAX)
-					ids[n++] = xdp_program__id(p);
-			} else if (other_id && !*other_id) {
-				*other_id = xdp_program__id(p);
-			}
-		}
-		if (n > 1)
-			a->prog_id = pick_active(ids, n);
+	/* libxdp's view, or the kernel's where libxdp has no bpffs (chain.c). */
+	ret = chain_query(ifindex, &c);
+	if (ret || !c.n)
+		return -ENOENT; /* nothing attached, or nothing to be read */
+	for (int i = 0; i < c.n; i++) {
+		if (c.p[i].xdpong)
+			ids[n++] = c.p[i].id;
+		else if (other_id && !*other_id)
+			*other_id = c.p[i].id;
 	}
-	if (!prog)
-		goto out;
-	a->xdp_mode = xdp_multiprog__attach_mode(mp);
+	if (!n)
+		return -ENOENT;
+	a->dispatcher = c.dispatcher;
+	a->xdp_mode = c.mode;
 	a->mode = mode_name(a->xdp_mode);
-	if (!a->prog_id)
-		a->prog_id = xdp_program__id(prog);
+	a->prog_id = n > 1 ? pick_active(ids, n) : ids[0];
 	a->prog_fd = bpf_prog_get_fd_by_id(a->prog_id);
-	if (a->prog_fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	ret = open_maps(a);
-out:
-	xdp_multiprog__close(mp);
+	ret = a->prog_fd < 0 ? -errno : open_maps(a);
 	if (ret)
 		attachment_close(a);
 	return ret;

@@ -41,15 +41,60 @@
 #define LIBXDP_BPFFS_ENV "LIBXDP_BPFFS"
 #define LIBXDP_SKIP_ENV "LIBXDP_SKIP_DISPATCHER"
 
-bool chain_possible(char *why, size_t size)
+/* The anchor, loaded: its XDP program only (the probe needs a target). */
+static struct anchor_bpf *anchor_load(void)
+{
+	struct anchor_bpf *a = anchor_bpf__open();
+
+	if (!a)
+		return NULL;
+	bpf_program__set_autoload(a->progs.xdpong_probe, false);
+	if (anchor_bpf__load(a)) {
+		int e = errno;
+
+		anchor_bpf__destroy(a);
+		errno = e;
+		return NULL;
+	}
+	return a;
+}
+
+/* Whether the kernel loads an extension program: 0, or the -errno of its
+ * refusal. Asked once per process. */
+static int ext_probe(void)
+{
+	static int result = 1;
+	struct anchor_bpf *target, *probe = NULL;
+
+	if (result <= 0)
+		return result;
+	target = anchor_load();
+	if (!target)
+		return result = -errno;
+	probe = anchor_bpf__open();
+	if (!probe) {
+		result = -errno;
+	} else {
+		bpf_program__set_autoload(probe->progs.xdpong_anchor, false);
+		result = bpf_program__set_attach_target(probe->progs.xdpong_probe,
+			bpf_program__fd(target->progs.xdpong_anchor), "xdpong_slot");
+		result = result ?: anchor_bpf__load(probe);
+	}
+	anchor_bpf__destroy(probe);
+	anchor_bpf__destroy(target);
+	return result;
+}
+
+enum chain_way chain_possible(char *why, size_t size)
 {
 	const char *skip = getenv(LIBXDP_SKIP_ENV);
 	const char *dir = getenv(LIBXDP_BPFFS_ENV);
 	struct statfs st;
+	int e;
 
 	if (skip && !strcmp(skip, "1")) {
 		snprintf(why, size, "%s=1 is set", LIBXDP_SKIP_ENV);
-		return false;
+		return CHAIN_SKIPPED;
 	}
 	if (!dir)
 		dir = BPFFS_ROOT;
@@ -61,9 +106,16 @@ bool chain_possible(char *why, size_t size)
 		snprintf(why, size,
 			 "there is no bpffs at %s for libxdp to keep the dispatcher's links in (under 'ip netns exec' each command has its own /sys: enter the namespace with 'nsenter --net=/run/netns/NAME' instead)",
 			 dir);
-		return false;
+		return CHAIN_NO_BPFFS;
 	}
-	return true;
+	e = ext_probe();
+	if (e) {
+		snprintf(why, size,
+			 "this kernel refuses the extension programs of libxdp's dispatcher (loading one: %s)",
+			 strerror(-e));
+		return chain_refused(-e) ? CHAIN_REFUSED : CHAIN_ERROR;
+	}
+	return CHAIN_OK;
 }
 
 bool chain_refused(int err)
@@ -123,7 +175,7 @@ int chain_prepare(struct attachment *lv, unsigned int priority)
 	struct anchor_bpf *anchor;
 	int e;
 
-	anchor = anchor_bpf__open_and_load();
+	anchor = anchor_load();
 	if (!anchor)
 		return -errno;
 	lv->anchor = anchor;
@@ -230,6 +282,109 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, bool sha
 	return 0;
 }
 
+/* libxdp's dispatcher configuration (its .rodata), version 2, as
+ * <xdp/prog_dispatcher.h> has it. */
+#define DISPATCHER_MAGIC 236
+struct dispatcher_config {
+	__u8 magic;
+	__u8 version;
+	__u8 num_progs_enabled;
+	__u8 is_xdp_frags;
+	__u32 chain_call_actions[CHAIN_MAX];
+	__u32 run_prios[CHAIN_MAX];
+};
+
+static int dispatcher_config_read(__u32 disp_id, struct dispatcher_config *cfg)
+{
+	struct bpf_prog_info pi = { 0 };
+	__u32 len = sizeof(pi), map_id = 0, key = 0;
+	struct bpf_map_info mi = { 0 };
+	__u32 mlen = sizeof(mi);
+	int fd = bpf_prog_get_fd_by_id(disp_id), mfd, e = 0;
+	void *val;
+
+	if (fd < 0)
+		return -errno;
+	pi.nr_map_ids = 1;
+	pi.map_ids = (__u64)(unsigned long)&map_id;
+	if (bpf_obj_get_info_by_fd(fd, &pi, &len) || !map_id)
+		e = -ENOENT;
+	close(fd);
+	if (e)
+		return e;
+	mfd = bpf_map_get_fd_by_id(map_id);
+	if (mfd < 0)
+		return -errno;
+	if (bpf_obj_get_info_by_fd(mfd, &mi, &mlen) || mi.value_size < sizeof(*cfg)) {
+		close(mfd);
+		return -EPROTO;
+	}
+	val = calloc(1, mi.value_size);
+	if (!val || bpf_map_lookup_elem(mfd, &key, val))
+		e = val ? -errno : -ENOMEM;
+	else
+		memcpy(cfg, val, sizeof(*cfg));
+	free(val);
+	close(mfd);
+	if (!e && cfg->magic != DISPATCHER_MAGIC)
+		e = -EPROTO;
+	return e;
+}
+
+/*
+ * The dispatcher's programs where libxdp cannot list them: it reads them
+ * from the links it pinned, and a fresh `ip netns exec` has no bpffs. The
+ * kernel knows them as the extension links whose target is the
+ * dispatcher (Linux 5.13 says the target; 5.10 does not, and the chain
+ * stays unlisted there), in slot order; the priorities are in the
+ * dispatcher's configuration.
+ */
+static void chain_from_links(struct chain_info *c)
+{
+	struct dispatcher_config cfg = { 0 };
+	__u32 id = 0, btf_ids[CHAIN_MAX];
+	bool have_cfg = !dispatcher_config_read(c->dispatcher_id, &cfg);
+
+	while (!bpf_link_get_next_id(id, &id) && c->n < CHAIN_MAX) {
+		struct bpf_link_info li = { 0 };
+		struct bpf_prog_info pi = { 0 };
+		__u32 len = sizeof(li), plen = sizeof(pi);
+		int fd = bpf_link_get_fd_by_id(id), pfd, i;
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &li, &len) || li.type != BPF_LINK_TYPE_TRACING ||
+		    li.tracing.target_obj_id != c->dispatcher_id) {
+			close(fd);
+			continue;
+		}
+		close(fd);
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(pfd, &pi, &plen)) {
+			close(pfd);
+			continue;
+		}
+		close(pfd);
+		/* In slot order: insertion by the slot function's BTF id. */
+		for (i = c->n; i > 0 && btf_ids[i - 1] > li.tracing.target_btf_id; i--) {
+			c->p[i] = c->p[i - 1];
+			btf_ids[i] = btf_ids[i - 1];
+		}
+		memset(&c->p[i], 0, sizeof(c->p[i]));
+		c->p[i].id = li.prog_id;
+		snprintf(c->p[i].name, sizeof(c->p[i].name), "%s", pi.name);
+		c->p[i].xdpong = !strcmp(pi.name, "xdpong");
+		btf_ids[i] = li.tracing.target_btf_id;
+		c->n++;
+	}
+	for (int i = 0; have_cfg && i < c->n && i < cfg.num_progs_enabled; i++) {
+		c->p[i].priority = cfg.run_prios[i];
+		c->p[i].pass_continues = cfg.chain_call_actions[i] & (1U << XDP_PASS);
+	}
+}
+
 int chain_query(int ifindex, struct chain_info *c)
 {
 	struct xdp_multiprog *mp;
@@ -245,6 +400,16 @@ int chain_query(int ifindex, struct chain_info *c)
 		return e;
 	c->mode = xdp_multiprog__attach_mode(mp);
 	c->dispatcher = !xdp_multiprog__is_legacy(mp);
+	/* Without its bpffs, libxdp takes its own dispatcher for a program
+	 * alone: the kernel knows better (chain_from_links). */
+	if (!c->dispatcher && xdp_multiprog__main_prog(mp) &&
+	    !strcmp(xdp_program__name(xdp_multiprog__main_prog(mp)), "xdp_dispatcher")) {
+		c->dispatcher = true;
+		c->dispatcher_id = xdp_program__id(xdp_multiprog__main_prog(mp));
+		xdp_multiprog__close(mp);
+		chain_from_links(c);
+		return 0;
+	}
 	if (c->dispatcher) {
 		c->dispatcher_id = xdp_program__id(xdp_multiprog__main_prog(mp));
 		p = xdp_multiprog__next_prog(NULL, mp);
@@ -262,5 +427,7 @@ int chain_query(int ifindex, struct chain_info *c)
 		c->n++;
 	}
 	xdp_multiprog__close(mp);
+	if (c->dispatcher && !c->n)
+		chain_from_links(c);
 	return 0;
 }

@@ -248,6 +248,17 @@ not_pinned:
 	return false;
 }
 
+/* Why xdpong attaches alone where it would share: said once per process. */
+static void alone_say(const char *name, const char *why)
+{
+	static bool said;
+
+	if (!said)
+		log_note("%s: %s: attaching alone, so no other XDP program can share %s", name,
+			 why, name);
+	said = true;
+}
+
 /* What load_up's phases share, in the order they fill it. */
 struct bringup {
 	const struct opts *o;
@@ -332,13 +343,22 @@ static int up_inspect(struct bringup *b, const char *ifname)
  */
 static int up_choose_way(struct bringup *b)
 {
-	bool possible = chain_possible(b->alone_why, sizeof(b->alone_why));
+	const char *name = b->lv->li.name;
+	enum chain_way way = chain_possible(b->alone_why, sizeof(b->alone_why));
+	bool possible = way == CHAIN_OK;
 
+	if (way == CHAIN_ERROR)
+		return log_error("%s: %s", name, b->alone_why);
 	b->share = b->have_old ? b->old.dispatcher && possible : possible;
 	if (b->have_old && b->old.dispatcher && !possible)
 		log_note("%s: the xdpong in libxdp's dispatcher cannot be taken over inside it here: %s",
-			 b->lv->li.name, b->alone_why);
-	return foreign_check(b);
+			 name, b->alone_why);
+	if (foreign_check(b))
+		return -1;
+	/* A refusal is news; no bpffs (ip netns exec) or the switch is not. */
+	if (!b->have_old && !possible && (way == CHAIN_REFUSED || verbose))
+		alone_say(name, b->alone_why);
+	return 0;
 }
 
 /* 2. The mode, and what the kernel and a veth peer allow. 0 or -1. */
@@ -420,8 +440,10 @@ static int up_load(struct bringup *b)
 	e = xdpong_bpf__load(lv->skel);
 	chain_anchor_free(lv);
 	if (e && b->share && chain_refused(-e)) {
+		/* Linux 5.10 takes extensions, but its verifier cannot check
+		 * one whose global functions take the context, as xdpong's do. */
 		snprintf(b->alone_why, sizeof(b->alone_why),
-			 "this kernel refuses the extension programs of libxdp's dispatcher (loading xdpong as one: %s)",
+			 "this kernel cannot load xdpong as the extension program libxdp's dispatcher needs (%s; 'xdpong -vv attach' prints the verifier's log)",
 			 strerror(-e));
 		return 1;
 	}
@@ -613,7 +635,6 @@ static void tk_free(struct takeover *tk)
  */
 static int up_alone(struct bringup *b, enum xdp_attach_mode mode)
 {
-	static bool said;
 	struct link_info li = b->lv->li;
 
 	load_down(b->lv, false);
@@ -622,11 +643,10 @@ static int up_alone(struct bringup *b, enum xdp_attach_mode mode)
 	tk_free(&b->tk);
 	b->share = false;
 	b->mode = mode;
-	if (!said)
-		log_note("%s: %s: attached alone, so no other XDP program can share %s", li.name,
-			 b->alone_why, li.name);
-	said = true;
-	return foreign_check(b);
+	if (foreign_check(b))
+		return -1;
+	alone_say(li.name, b->alone_why);
+	return 0;
 }
 
 int load_up(const char *ifname, const struct opts *o, struct attachment *lv)

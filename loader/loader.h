@@ -331,8 +331,15 @@ struct chain_info {
 };
 /* 0 (c->n 0 if nothing is attached), -errno. */
 int chain_query(int ifindex, struct chain_info *c);
-/* Whether xdpong may try the dispatcher here; why not, in why. */
-bool chain_possible(char *why, size_t size);
+/* Whether xdpong may use the dispatcher here; why not, in why. */
+enum chain_way {
+	CHAIN_OK,
+	CHAIN_SKIPPED,  /* LIBXDP_SKIP_DISPATCHER=1 */
+	CHAIN_NO_BPFFS, /* none for libxdp's links (a fresh ip netns exec) */
+	CHAIN_REFUSED,  /* the kernel refuses extension programs */
+	CHAIN_ERROR,    /* asking the kernel failed otherwise */
+};
+enum chain_way chain_possible(char *why, size_t size);
 /* Whether a load error says the kernel refuses extension programs. */
 bool chain_refused(int err);
 /* A fresh nonzero generation for cfg_gen (the chain's active word). */

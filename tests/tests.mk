@@ -51,6 +51,14 @@ $(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(BUILD)/tuntap/libtun.
 
 TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/fuzz_xdpong $(BUILD)/tests/tuntap_echo
 
+# A program that runs after xdpong in libxdp's dispatcher and counts what
+# reaches it (tests/netns/dispatcher.sh).
+$(BUILD)/tests/chain_tail.bpf.o: tests/netns/chain_tail.bpf.c vmlinux/vmlinux.h | $(BUILD)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+TEST_BINS += $(BUILD)/tests/chain_tail.bpf.o
+
 .PHONY: fuzz fuzz-short
 fuzz: $(BUILD)/tests/fuzz_xdpong
 	$(Q)$< --frames $(FUZZ_FRAMES) $(FUZZ_ARGS)

@@ -21,14 +21,16 @@ set -euo pipefail
 # (kill_loader stops the loader at chosen syscalls), libFuzzer's runtime
 # (parser fuzzing), the Prometheus parser (metrics tests), man-db and
 # groff-base (man page test), bash-completion (completion test); iperf3
-# (make bench: TCP throughput through the veth pair with and without XDP).
+# (make bench: TCP throughput through the veth pair with and without XDP);
+# xdp-tools (xdp-filter and xdp-loader: the programs xdpong shares an
+# interface with in libxdp's dispatcher, netns/dispatcher).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
 	libinih-dev libmicrohttpd-dev
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
-	python3-prometheus-client man-db groff-base bash-completion iperf3
+	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
 )
 
 # The VM harness (tools/vm/): qemu-system-x86 (the VM; its 9p and

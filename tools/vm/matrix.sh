@@ -33,8 +33,8 @@ VERBOSE=0
 # The core suite (tests/README.md): the unit tests (the kernel-parity
 # proof), IPv4 and IPv6 answered in skb and native mode on veth and
 # virtio_net, jumbo frames, status, detach, takeover, run following
-# address changes.
-DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native netns/ping_virtio netns/ping_jumbo netns/status netns/detach netns/tx_failed cli/already_attached faults/addr_change"
+# address changes, sharing the interface in libxdp's dispatcher.
+DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native netns/ping_virtio netns/ping_jumbo netns/status netns/detach netns/tx_failed netns/dispatcher cli/already_attached faults/addr_change"
 
 # tests/vm/ runs this from make test: XDPT_VM=0 turns the matrix off
 # there, for a quick run on the machine's own kernel only (CI keeps it).
