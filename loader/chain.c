@@ -142,7 +142,7 @@ __u64 chain_new_gen(void)
  * _xdpong, a struct whose members encode values as array sizes:
  * priority, and XDP_PASS = 1 (go on to the next program).
  */
-static int run_config_add(struct bpf_object *obj, unsigned int priority)
+int chain_run_config_add(struct bpf_object *obj, unsigned int priority)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	int int_id, prio_arr, prio_ptr, one_arr, one_ptr, st, var, sec;
@@ -186,7 +186,7 @@ int chain_prepare(struct attachment *lv, unsigned int priority)
 	/* Multi-buffer is the dispatcher's to declare (libxdp does so only for
 	 * components it loaded itself): an extension carries no frags flag. */
 	e = e ?: bpf_program__set_flags(prog, bpf_program__flags(prog) & ~BPF_F_XDP_HAS_FRAGS);
-	e = e ?: run_config_add(lv->skel->obj, priority);
+	e = e ?: chain_run_config_add(lv->skel->obj, priority);
 	return e;
 }
 

@@ -344,6 +344,10 @@ enum chain_way chain_possible(char *why, size_t size);
 bool chain_refused(int err);
 /* A fresh nonzero generation for cfg_gen (the chain's active word). */
 __u64 chain_new_gen(void);
+struct bpf_object;
+/* xdp-tools' run configuration (priority, XDP_PASS goes on), added to the
+ * object's BTF between open and load, where libxdp reads it. 0, -errno. */
+int chain_run_config_add(struct bpf_object *obj, unsigned int priority);
 /* Between open and load: lv's XDP program becomes an extension verified
  * against the anchor, with its run configuration. 0, -errno. */
 int chain_prepare(struct attachment *lv, unsigned int priority);

@@ -174,6 +174,7 @@ run_test()
 # Unit tests and fuzzing of the BPF program. A missing binary is a failed
 # test, not a skipped one: `make tests` builds them.
 run_test unit/test_xdpong "$TEST_TIMEOUT" build/tests/test_xdpong
+run_test unit/test_chain "$TEST_TIMEOUT" build/tests/test_chain
 run_test fuzz-program/fuzz_xdpong "$FUZZ_TIMEOUT" build/tests/fuzz_xdpong --frames "$FUZZ_FRAMES" \
 	--seed "$FUZZ_SEED"
 

@@ -59,6 +59,18 @@ $(BUILD)/tests/chain_tail.bpf.o: tests/netns/chain_tail.bpf.c vmlinux/vmlinux.h 
 
 TEST_BINS += $(BUILD)/tests/chain_tail.bpf.o
 
+# loader/chain.c where no dispatcher is needed: linked with the loader's
+# objects, its main() left out.
+$(BUILD)/tests/test_chain.o: tests/unit/test_chain.c $(LOADER_HDRS) | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -Iloader -c $< -o $@
+
+$(BUILD)/tests/test_chain: $(BUILD)/tests/test_chain.o $(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS))
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+TEST_BINS += $(BUILD)/tests/test_chain
+
 .PHONY: fuzz fuzz-short
 fuzz: $(BUILD)/tests/fuzz_xdpong
 	$(Q)$< --frames $(FUZZ_FRAMES) $(FUZZ_ARGS)

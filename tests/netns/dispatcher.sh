@@ -146,6 +146,22 @@ xdpt_assert_no_match "attaching alone" "$XDPT_ERR" "no fallback note"
 xdpt_ok "${NSE[@]}" xdp-loader load -m skb "$IF_RESP" "$TAIL_OBJ"
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "run order"
 
+xdpt_log "   the chain as status, its JSON and the metrics show it (from ip netns exec)"
+kid=$(chain_id xdpong)
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
+xdpt_assert_match "chain: +2 of 3 in libxdp's dispatcher \(program id [0-9]+\), at priority 50: xdpfilt_alw_all \(id [0-9]+, priority 10\), xdpong \(id $kid, priority 50, this one\), chain_tail \(id [0-9]+, priority 60\)" \
+	"$XDPT_OUT" "status's chain line"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+xdpt_assert_eq "true 50 2 xdpfilt_alw_all:10,xdpong:50,chain_tail:60" \
+	"$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].chain | "\(.dispatcher) \(.priority) \(.position) \([.programs[] | "\(.name):\(.priority)"] | join(","))"')" \
+	"status --json chain"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
+xdpt_assert_match "xdpong_dispatcher\{device=\"$IF_RESP\"\} 1" "$XDPT_OUT" "xdpong_dispatcher"
+xdpt_assert_match "xdpong_chain_position\{device=\"$IF_RESP\"\} 2" "$XDPT_OUT" "xdpong_chain_position"
+xdpt_assert_match "xdpong_chain_priority\{device=\"$IF_RESP\"\} 50" "$XDPT_OUT" "xdpong_chain_priority"
+xdpt_assert_eq 3 "$(printf '%s\n' "$XDPT_OUT" | grep -c '^xdpong_chain_program_info{')" \
+	"xdpong_chain_program_info series"
+
 xdpt_log "2. pings are answered by xdpong; what it passes reaches chain_tail, what it answers does not"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 5
 xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
@@ -201,14 +217,15 @@ RUN_PID=$!
 ready=0
 for _ in $(seq 1 200); do
 	kill -0 "$RUN_PID" 2>/dev/null || break
-	id2=$(chain_id xdpong)
-	if [ -n "$id2" ] && [ "$id2" != "$id1" ] && [ "$(chain_names)" = "xdpfilt_alw_all xdpong chain_tail" ]; then
+	id2=$(chain_id xdpong) # two ids while both are in the chain
+	if [[ $id2 =~ ^[0-9]+$ ]] && [ "$id2" != "$id1" ]; then
 		ready=1
 		break
 	fi
 	sleep 0.05
 done
 [ "$ready" = 1 ] || xdpt_fail "xdpong run did not take over in the chain: $(cat "$XDPT_TMP/run.txt")"
+xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "run order after run's takeover"
 sleep 0.5
 kill -9 "$RUN_PID"
 wait "$RUN_PID" 2>/dev/null
@@ -236,12 +253,34 @@ xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
 xdpt_assert_consistent
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "one xdpong left in the chain"
 
-xdpt_log "5. detach takes only xdpong out"
+xdpt_log "5. run stopped by SIGTERM leaves the chain as it found it, less xdpong"
+idr=$(chain_id xdpong)
+nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run2.txt" 2>&1 &
+RUN_PID=$!
+ready=0
+for _ in $(seq 1 200); do
+	kill -0 "$RUN_PID" 2>/dev/null || break
+	id3=$(chain_id xdpong)
+	if [[ $id3 =~ ^[0-9]+$ ]] && [ "$id3" != "$idr" ]; then
+		ready=1
+		break
+	fi
+	sleep 0.05
+done
+[ "$ready" = 1 ] || xdpt_fail "xdpong run did not take over in the chain: $(cat "$XDPT_TMP/run2.txt")"
+kill -TERM "$RUN_PID"
+wait "$RUN_PID"
+xdpt_assert_eq 0 "$?" "run's exit code after SIGTERM"
+xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" "programs left after run's SIGTERM"
+xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
+xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "xdpong back in the chain"
+
+xdpt_log "6. detach takes only xdpong out"
 xdpt_ok "${NSE[@]}" "$XDPONG" detach "$IF_RESP"
 xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" "programs left after detach"
 xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 
-xdpt_log "6. LIBXDP_SKIP_DISPATCHER=1: xdpong will not join, and says why"
+xdpt_log "7. LIBXDP_SKIP_DISPATCHER=1: xdpong will not join, and says why"
 xdpt_rc 1 env LIBXDP_SKIP_DISPATCHER=1 "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_assert_match "runs xdpfilt_alw_all \(id [0-9]+\), chain_tail \(id [0-9]+\) through libxdp's dispatcher, but xdpong cannot join it here: LIBXDP_SKIP_DISPATCHER=1 is set. --force replaces them all" \
 	"$XDPT_ERR" "attach with the dispatcher switched off"
