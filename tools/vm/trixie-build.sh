@@ -79,5 +79,7 @@ chroot "$ROOT" sh -ec '
 	! grep -n "warning:" /tmp/build.log || { echo "trixie-build: warnings above"; exit 1; }
 	build/tests/test_xdpong >/tmp/unit.log 2>&1 || { tail -n 30 /tmp/unit.log; exit 1; }
 	echo "trixie-build: unit tests: $(tail -n 1 /tmp/unit.log)"
+	build/tests/test_chain >/tmp/chain.log 2>&1 || { tail -n 30 /tmp/chain.log; exit 1; }
+	echo "trixie-build: run configuration read back by libxdp: $(tail -n 1 /tmp/chain.log)"
 '
 echo "trixie-build: ok"
