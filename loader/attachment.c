@@ -13,6 +13,7 @@
 #include <xdp/libxdp.h>
 #include "loader.h"
 #include "xdpong.skel.h"
+#include "anchor.skel.h"
 
 static bool map_name_matches(const char *kernel_name, const char *want)
 {
@@ -164,8 +165,8 @@ int attachment_open(const char *ifname, struct attachment *a)
 
 void attachment_close(struct attachment *a)
 {
-	if (a->anchor)
-		chain_anchor_free(a);
+	anchor_bpf__destroy(a->anchor); /* chain.c's, if a load failed */
+	a->anchor = NULL;
 	if (a->skel) {
 		/* load.c's: the skeleton owns the descriptors. */
 		txwatch_stop(a);

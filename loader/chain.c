@@ -85,11 +85,21 @@ static int ext_probe(void)
 	return result;
 }
 
+bool chain_possible_bpffs(void)
+{
+	const char *dir = getenv(LIBXDP_BPFFS_ENV);
+	struct statfs st;
+
+	if (!dir)
+		dir = BPFFS_ROOT;
+	return !statfs(dir, &st) && st.f_type == BPF_FS_MAGIC &&
+	       !(bpffs_mounted_here && !strcmp(dir, BPFFS_ROOT));
+}
+
 enum chain_way chain_possible(char *why, size_t size)
 {
 	const char *skip = getenv(LIBXDP_SKIP_ENV);
 	const char *dir = getenv(LIBXDP_BPFFS_ENV);
-	struct statfs st;
 	int e;
 
 	if (skip && !strcmp(skip, "1")) {
@@ -102,7 +112,7 @@ enum chain_way chain_possible(char *why, size_t size)
 	 * there. A bpffs mounted for this command alone (a fresh `ip netns
 	 * exec` has none) would take xdpong out of the chain when it exits,
 	 * so xdpong never mounts one for libxdp. */
-	if (statfs(dir, &st) || st.f_type != BPF_FS_MAGIC) {
+	if (!chain_possible_bpffs()) {
 		snprintf(why, size,
 			 "there is no bpffs at %s for libxdp to keep the dispatcher's links in (under 'ip netns exec' each command has its own /sys: enter the namespace with 'nsenter --net=/run/netns/NAME' instead)",
 			 dir);
@@ -230,55 +240,71 @@ static int active_set(int fd, __u64 gen)
 	return bpf_map_update_elem(fd, &key, &gen, BPF_ANY) ? -errno : 0;
 }
 
-int chain_takeover(struct attachment *lv, const struct attachment *old, bool shared_active,
-		   int mode, struct takeover *tk)
+/* Whether program new_id runs before old_id in the chain c. */
+static bool new_runs_first(const struct chain_info *c, __u32 new_id, __u32 old_id)
 {
-	struct xdpong_bpf__rodata ro, old_ro;
+	for (int i = 0; i < c->n; i++) {
+		if (c->p[i].id == new_id)
+			return true;
+		if (c->p[i].id == old_id)
+			return false;
+	}
+	return false;
+}
+
+int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 old_gen,
+		   __u64 new_gen, int mode, struct takeover *tk)
+{
 	int fd = lv->map_fd[MAP_ACTIVE], e;
 	struct bpf_prog_info pi = { 0 };
 	__u32 len = sizeof(pi);
 	struct chain_info c;
-	bool all_gone = true;
 
 	/* Both generations known, and one word both read: the protocol. An
 	 * old build without it goes on acting until it is removed: in that
 	 * instant a frame it passes may be counted by both. */
-	bool protocol = shared_active && !rodata_read(old, &old_ro) && old_ro.cfg_gen &&
-			!rodata_read(lv, &ro) && ro.cfg_gen;
+	bool protocol = old_gen && new_gen;
 
-	if (protocol && (e = active_set(fd, old_ro.cfg_gen)))
+	if (protocol && (e = active_set(fd, old_gen)))
 		return log_error("%s: cannot write the chain's active word: %s", lv->li.name,
 				 strerror(-e));
 	e = chain_attach(lv, mode);
 	if (e)
 		return log_error("%s: cannot add xdpong to the dispatcher next to program id %u: %s",
 				 lv->li.name, old->prog_id, strerror(-e));
-	/* Both are in the chain; the old one acts. From this store on, the
-	 * new one does, and the old passes every frame on. */
-	if (protocol && (e = active_set(fd, ro.cfg_gen)))
+	/*
+	 * Both are in the chain; the old one acts. From the store of the new
+	 * generation on, the new one does, and the old passes every frame on.
+	 * A frame meets the two in run order: with the old one first, one
+	 * that met it just before the store meets the new one just after, and
+	 * both act (the old one's reply ends the chain; a frame it passes is
+	 * counted by both). With the new one first, such a frame would meet
+	 * both stood down and reach the kernel unanswered: so the word goes
+	 * through 0 (both act) first.
+	 */
+	if (bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len) || chain_query(lv->li.ifindex, &c))
+		c.n = 0; /* cannot tell ours from the others: leave them */
+	if (protocol && new_runs_first(&c, pi.id, old->prog_id))
+		active_set(fd, 0);
+	if (protocol && (e = active_set(fd, new_gen)))
 		log_note("%s: cannot hand over the chain's active word (%s): both programs act until the old one is removed",
 			 lv->li.name, strerror(-e));
 	takeover_settle(old, lv, tk);
 	/* Every other xdpong in the chain goes: the old one, and any a killed
-	 * takeover left there. */
-	if (bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len))
-		return 0; /* cannot tell ours from the others: leave them */
-	if (!chain_query(lv->li.ifindex, &c)) {
-		for (int i = 0; i < c.n; i++) {
-			if (!c.p[i].xdpong || c.p[i].id == pi.id)
-				continue;
-			e = chain_detach_id(lv->li.ifindex, c.p[i].id, mode);
-			if (e) {
-				all_gone = false;
-				log_note("%s: cannot remove program id %u from the dispatcher (%s): it stays, passing every frame on",
-					 lv->li.name, c.p[i].id, strerror(-e));
-			}
-		}
+	 * takeover left there. The word goes on naming this one: whatever
+	 * stays behind, and the old one's tracepoint links until their pins
+	 * go, stand down. */
+	if (!c.n)
+		log_note("%s: cannot read the dispatcher's programs: program id %u stays in it, passing every frame on",
+			 lv->li.name, old->prog_id);
+	for (int i = 0; i < c.n; i++) {
+		if (!c.p[i].xdpong || c.p[i].id == pi.id)
+			continue;
+		e = chain_detach_id(lv->li.ifindex, c.p[i].id, mode);
+		if (e)
+			log_note("%s: cannot remove program id %u from the dispatcher (%s): it stays, passing every frame on",
+				 lv->li.name, c.p[i].id, strerror(-e));
 	}
-	/* Alone again: every program acts (0). With one left behind, the word
-	 * keeps naming this one. */
-	if (protocol && all_gone)
-		active_set(fd, 0);
 	return 0;
 }
 

@@ -5,6 +5,18 @@
 #include <xdp/libxdp.h>
 #include "loader.h"
 
+static void detach_stale(const struct link_info *li, int mode)
+{
+	struct chain_info c;
+
+	if (chain_query(li->ifindex, &c))
+		return;
+	for (int i = 0; i < c.n; i++)
+		if (c.p[i].xdpong && !chain_detach_id(li->ifindex, c.p[i].id, mode))
+			log_note("%s: also removed program id %u, an xdpong a killed takeover left in the dispatcher",
+				 li->name, c.p[i].id);
+}
+
 static int detach_main(const struct opts *o)
 {
 	const char *ifname = o->args[0];
@@ -48,12 +60,19 @@ static int detach_main(const struct opts *o)
 		ret = xdp_program__detach(p, li.ifindex, a.xdp_mode, 0);
 		xdp_program__close(p);
 	}
+	/* In a dispatcher, any other xdpong too: one a killed takeover left
+	 * there, stood down. */
+	if (!ret && a.dispatcher)
+		detach_stale(&li, a.xdp_mode);
 	if (!ret)
 		pins_release(li.name, a.map_id[MAP_STATS]);
 	attachment_close(&a);
 	if (ret) {
-		log_error("failed to detach xdpong (program id %u) from %s: %s", a.prog_id,
-			  li.name, strerror(-ret));
+		log_error("failed to detach xdpong (program id %u) from %s: %s%s", a.prog_id,
+			  li.name, strerror(-ret),
+			  a.dispatcher && !chain_possible_bpffs() ?
+			  " (it is in libxdp's dispatcher, whose links are pins in a bpffs this command cannot see: run it through 'nsenter --net=/run/netns/NAME' rather than 'ip netns exec')" :
+			  "");
 		return 1;
 	}
 	printf("xdpong: detached from %s (program id %u); the kernel answers pings again\n",

@@ -347,12 +347,22 @@ static int up_choose_way(struct bringup *b)
 	enum chain_way way = chain_possible(b->alone_why, sizeof(b->alone_why));
 	bool possible = way == CHAIN_OK;
 
-	if (way == CHAIN_ERROR)
+	/* A lone xdpong is taken over alone: the dispatcher is not asked. */
+	if (way == CHAIN_ERROR && !(b->have_old && !b->old.dispatcher))
 		return log_error("%s: %s", name, b->alone_why);
 	b->share = b->have_old ? b->old.dispatcher && possible : possible;
-	if (b->have_old && b->old.dispatcher && !possible)
+	if (b->have_old && b->old.dispatcher && !possible) {
+		char others[256];
+
+		/* Out of the chain and back alone works only where xdpong is all
+		 * the chain holds: else the others keep the dispatcher there. */
+		if (b->chain.n > 1)
+			return log_error("%s: xdpong runs in libxdp's dispatcher with %s, and cannot be taken over inside it here: %s. Nothing was changed",
+					 name, others_list(&b->chain, others, sizeof(others))[0] ?
+					 others : "another xdpong", b->alone_why);
 		log_note("%s: the xdpong in libxdp's dispatcher cannot be taken over inside it here: %s",
 			 name, b->alone_why);
+	}
 	if (foreign_check(b))
 		return -1;
 	/* A refusal is news; no bpffs (ip netns exec) or the switch is not. */
@@ -528,11 +538,19 @@ static int up_attach(struct bringup *b)
 	int e;
 
 	/* A foreign program goes only where xdpong cannot join it (--force). */
-	if (!b->have_old && b->foreign && !(b->share && b->chain.dispatcher) &&
-	    foreign_detach(&lv->li, b->foreign))
-		return -1;
+	if (!b->have_old && b->foreign && !(b->share && b->chain.dispatcher)) {
+		if (foreign_detach(&lv->li, b->foreign))
+			return -1;
+		b->foreign = 0; /* gone: a retry alone has nothing to replace */
+	}
 	if (b->share && b->have_old) {
-		e = chain_takeover(lv, &b->old, b->tk.reused[MAP_ACTIVE], b->mode, &b->tk);
+		struct xdpong_bpf__rodata old_ro;
+		/* The protocol needs the word shared (reused) and the old
+		 * program's generation (a build without it has none). */
+		bool proto = b->tk.reused[MAP_ACTIVE] && !rodata_read(&b->old, &old_ro);
+
+		e = chain_takeover(lv, &b->old, proto ? old_ro.cfg_gen : 0,
+				   proto ? lv->skel->rodata->cfg_gen : 0, b->mode, &b->tk);
 	} else if (b->share) {
 		e = attach_shared(b);
 	} else {
@@ -602,8 +620,10 @@ static void up_report(struct bringup *b)
 		li->name, lv->mode, lv->prog_id, b->n4, b->n6,
 		pinned ? "; maps pinned in " : "", pinned ? dir : "");
 	if (b->have_old)
-		log_note("%s: took over from program id %u without a gap: %d of its maps kept as they are, the rest carried over by name",
-			 li->name, b->old.prog_id, b->tk.n_reused);
+		log_note("%s: took over from program id %u%s: %d of its maps kept as they are, the rest carried over by name",
+			 li->name, b->old.prog_id,
+			 !b->share && (b->old.dispatcher || (int)b->mode != b->old.xdp_mode) ?
+			 " (with the gap said above)" : " without a gap", b->tk.n_reused);
 	if (lv->dispatcher)
 		chain_report(li, lv->prog_id);
 	if (!b->n4 && !b->n6 && !b->tk.reused[MAP_ADDR4] && !b->tk.reused[MAP_ADDR6])
@@ -643,6 +663,7 @@ static int up_alone(struct bringup *b, enum xdp_attach_mode mode)
 	tk_free(&b->tk);
 	b->share = false;
 	b->mode = mode;
+	b->n4 = b->n6 = 0;
 	if (foreign_check(b))
 		return -1;
 	alone_say(li.name, b->alone_why);

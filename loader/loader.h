@@ -148,10 +148,14 @@ enum xdpong_map_id {
 /* Map names in the object, and the file names they are pinned under. */
 extern const char *const map_obj_names[MAP_COUNT];
 extern const char *const map_pin_names[MAP_COUNT];
+/* Where tracepoint link i (txwatch.c, 0 .. TXWATCH_LINKS - 1) is pinned. */
+void pin_link_path(const char *ifname, int i, char *buf, size_t size);
 /* Directory the maps of ifname are pinned in. */
 void pin_dir(const char *ifname, char *buf, size_t size);
 /* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
 int bpffs_ensure(void);
+/* bpffs_ensure mounted it (a fresh ip netns exec): it dies with us. */
+extern bool bpffs_mounted_here;
 /* Remove ifname's pins and directory; how many pins there were. */
 int pins_remove(const char *ifname);
 /* Is the pinned map at path used by any loaded program (a live attach)? */
@@ -340,6 +344,8 @@ enum chain_way {
 	CHAIN_ERROR,    /* asking the kernel failed otherwise */
 };
 enum chain_way chain_possible(char *why, size_t size);
+/* Whether libxdp has a bpffs to keep the dispatcher's links in. */
+bool chain_possible_bpffs(void);
 /* Whether a load error says the kernel refuses extension programs. */
 bool chain_refused(int err);
 /* A fresh nonzero generation for cfg_gen (the chain's active word). */
@@ -360,10 +366,11 @@ int chain_attach(struct attachment *lv, int mode);
 int chain_detach_id(int ifindex, __u32 prog_id, int mode);
 struct takeover;
 /* Take over from old inside the chain: lv joins next to it, the active
- * word moves (when shared_active: the maps were reused), old and any
- * other xdpong leave. 0, or -1 said (nothing changed on the interface). */
-int chain_takeover(struct attachment *lv, const struct attachment *old, bool shared_active,
-		   int mode, struct takeover *tk);
+ * word moves from old_gen to new_gen (0 for either: the two share no
+ * word, and both act until old leaves), old and any other xdpong leave.
+ * 0, or -1 said (nothing changed on the interface). */
+int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 old_gen,
+		   __u64 new_gen, int mode, struct takeover *tk);
 
 /* ---- takeover.c: keeping an attached xdpong's state ---- */
 struct takeover {
@@ -398,7 +405,6 @@ int txwatch_start(struct attachment *a);
 void txwatch_stop(struct attachment *a);
 /* Pin the links beside the maps, replacing an old program's. 0, -errno. */
 int txwatch_pin(const struct attachment *a);
-void txwatch_unpin(const char *ifname);
 /* How many live links count into a's txfail map; -ENOENT if it has none. */
 int txwatch_count(const struct attachment *a);
 /* The count in a txfail map, summed over CPUs. 0, or -errno. */

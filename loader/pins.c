@@ -44,6 +44,15 @@ const char *const map_pin_names[MAP_COUNT] = {
 	[MAP_ACTIVE] = "active",
 };
 
+/* The XDP_TX failure count's tracepoint links (txwatch.c), pinned beside
+ * the maps: they die with their last pin. */
+static const char *const link_pin_names[TXWATCH_LINKS] = { "tx_exception", "tx_bulk" };
+
+void pin_link_path(const char *ifname, int i, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s/%s", PIN_ROOT, ifname, link_pin_names[i]);
+}
+
 void pin_dir(const char *ifname, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s", PIN_ROOT, ifname);
@@ -53,6 +62,8 @@ static void pin_path(const char *ifname, int map, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/%s/%s", PIN_ROOT, ifname, map_pin_names[map]);
 }
+
+bool bpffs_mounted_here;
 
 int bpffs_ensure(void)
 {
@@ -65,6 +76,7 @@ int bpffs_ensure(void)
 	if (mount("bpf", BPFFS_ROOT, "bpf", 0, "mode=0700"))
 		return log_error("no bpffs at %s and mounting one failed: %s (mount one: mount -t bpf bpf %s)",
 				 BPFFS_ROOT, strerror(errno), BPFFS_ROOT);
+	bpffs_mounted_here = true;
 	if (verbose)
 		log_note("mounted a bpffs at %s", BPFFS_ROOT);
 	return 0;
@@ -81,7 +93,10 @@ int pins_remove(const char *ifname)
 		if (!unlink(path))
 			removed++;
 	}
-	txwatch_unpin(ifname); /* the links die with their last pin */
+	for (int i = 0; i < TXWATCH_LINKS; i++) {
+		pin_link_path(ifname, i, path, sizeof(path));
+		unlink(path); /* the links die with their last pin */
+	}
 	rmdir(dir);
 	rmdir(PIN_ROOT); /* only if empty */
 	return removed;

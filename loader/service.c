@@ -239,10 +239,12 @@ int service_prom(struct service *svc, FILE *f)
 	return ret;
 }
 
-/* Two sets of options that would load the same program (rodata, mode). */
+/* Two sets of options that would load the same program (rodata, mode,
+ * its priority in a dispatcher). */
 static bool same_program(const struct opts *a, const struct opts *b)
 {
-	return a->mode == b->mode && a->latency_sample == b->latency_sample &&
+	return a->mode == b->mode && a->priority == b->priority &&
+	       a->latency_sample == b->latency_sample &&
 	       a->rate_pps == b->rate_pps && a->rate_burst == b->rate_burst &&
 	       a->global_pps == b->global_pps && a->global_burst == b->global_burst;
 }

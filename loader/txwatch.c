@@ -17,17 +17,6 @@
 #include "xdpong.skel.h"
 #include "probe.h"
 
-/* The pins' file names, next to the maps' (pins.c). */
-static const char *const link_pin_names[TXWATCH_LINKS] = { "tx_exception", "tx_bulk" };
-
-static void link_pin_path(const char *ifname, int i, char *buf, size_t size)
-{
-	char dir[256];
-
-	pin_dir(ifname, dir, sizeof(dir));
-	snprintf(buf, size, "%s/%s", dir, link_pin_names[i]);
-}
-
 int txwatch_start(struct attachment *a)
 {
 	struct bpf_program *progs[TXWATCH_LINKS] = {
@@ -67,22 +56,12 @@ int txwatch_pin(const struct attachment *a)
 	for (int i = 0; i < TXWATCH_LINKS; i++) {
 		if (!a->tx_link[i])
 			continue;
-		link_pin_path(a->li.name, i, path, sizeof(path));
+		pin_link_path(a->li.name, i, path, sizeof(path));
 		unlink(path); /* an old program's: this one's replaces it */
 		if (bpf_link__pin(a->tx_link[i], path))
 			return -errno;
 	}
 	return 0;
-}
-
-void txwatch_unpin(const char *ifname)
-{
-	char path[320];
-
-	for (int i = 0; i < TXWATCH_LINKS; i++) {
-		link_pin_path(ifname, i, path, sizeof(path));
-		unlink(path);
-	}
 }
 
 /* Is program prog_id a tracepoint program that uses the map map_id? (The

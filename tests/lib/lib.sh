@@ -17,6 +17,12 @@ XDPONG=${XDPONG:-$XDPT_REPO/build/xdpong}
 XDP_PASS_OBJ=${XDP_PASS_OBJ:-$XDPT_REPO/build/tools/xdp_pass.bpf.o}
 XDPT_SKIP=77
 XDPT_PIN_ROOT=/sys/fs/bpf/xdpong
+# xdpong attached alone, as it is wherever libxdp's dispatcher is refused
+# (this machine) or has no bpffs (ip netns exec): the tests' checks of the
+# interface's one program, its id and its atomic takeovers hold on every
+# kernel. On Debian 12's and 13's kernels xdpong would join a dispatcher
+# through nsenter; netns/dispatcher, which tests that, unsets this.
+export LIBXDP_SKIP_DISPATCHER=1
 XDPT_NAME=$(basename "$0" .sh)${XDPT_MTU:+_mtu$XDPT_MTU}
 
 # Unique per test process: pid, 'x', a random suffix (at most 11 characters,

@@ -18,6 +18,7 @@
 # the dispatcher's links as pins in the host's bpffs.
 # xdpt-timeout: 240
 . "$(dirname "$0")/../lib/lib.sh"
+unset LIBXDP_SKIP_DISPATCHER # lib.sh's: sharing is what this tests
 
 TAIL_OBJ=$XDPT_REPO/build/tests/chain_tail.bpf.o
 
@@ -65,6 +66,12 @@ chain_id()
 		     $1 == iface && $2 == name { print $4 }' name="$1" iface="$IF_RESP"
 }
 
+# The priority of the program NAME in the chain.
+chain_prio()
+{
+	"${NSE[@]}" xdp-loader status "$IF_RESP" | awk '$1 == "=>" && $3 == name { print $2 }' name="$1"
+}
+
 # chain_tail's counters (its .bss), into TAIL_ECHO and TAIL_OTHER.
 tail_counts()
 {
@@ -81,13 +88,6 @@ tail_counts()
 	TAIL_OTHER=$(printf '%s\n' "$bss" | sed -n 's/^seen_other=//p')
 	[ -n "$TAIL_ECHO" ] && [ -n "$TAIL_OTHER" ] ||
 		xdpt_fail "cannot read chain_tail's counters (program id $id): $bss"
-}
-
-# xdpong's counters, from a fresh ip netns exec (no pins there: found
-# through the attached program, inside the dispatcher too).
-passed_total()
-{
-	printf '%s\n' "$XDPT_STATS" | jq -r .passed
 }
 
 xdpt_log "does this kernel run libxdp's dispatcher? (asked of xdp-loader)"
@@ -163,21 +163,35 @@ xdpt_assert_eq 3 "$(printf '%s\n' "$XDPT_OUT" | grep -c '^xdpong_chain_program_i
 	"xdpong_chain_program_info series"
 
 xdpt_log "2. pings are answered by xdpong; what it passes reaches chain_tail, what it answers does not"
+# Both counts at a quiet instant: chain_tail's did not move around xdpong's
+# (frames xdpong passed before chain_tail joined never reached it).
+counts_quiet()
+{
+	local try
+
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		tail_counts
+		local t1=$TAIL_OTHER e1=$TAIL_ECHO
+		xdpt_stats "$NS_RESP" "$IF_RESP"
+		PASSED=$(printf '%s\n' "$XDPT_STATS" | jq -r .passed)
+		tail_counts
+		[ "$t1" = "$TAIL_OTHER" ] && [ "$e1" = "$TAIL_ECHO" ] && return 0
+		sleep 0.2
+	done
+	xdpt_fail "chain_tail's counters never stood still"
+}
+counts_quiet
+p0=$PASSED t0=$TAIL_OTHER e0=$TAIL_ECHO
+# The pinger asks for the MAC again: an ARP request xdpong passes on.
+ip -n "$NS_PING" neigh flush dev "$IF_PING"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 5
 xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
 xdpt_assert_eq 5 "$r4" "reply_echo4 in the chain"
 xdpt_assert_consistent
-for try in 1 2 3 4 5; do
-	tail_counts
-	t1=$TAIL_OTHER
-	xdpt_stats "$NS_RESP" "$IF_RESP"
-	p=$(passed_total)
-	tail_counts
-	[ "$t1" = "$TAIL_OTHER" ] && [ "$p" = "$TAIL_OTHER" ] && break
-	sleep 0.2 # a frame arrived between the reads: again
-done
-xdpt_assert_eq 0 "$TAIL_ECHO" "echo requests that reached chain_tail"
-xdpt_assert_eq "$p" "$TAIL_OTHER" "frames xdpong passed = frames chain_tail saw"
+counts_quiet
+xdpt_assert_eq "$e0" "$TAIL_ECHO" "echo requests that reached chain_tail"
+[ $((PASSED - p0)) -ge 1 ] || xdpt_fail "xdpong passed nothing on (not even the ARP request)"
+xdpt_assert_eq $((PASSED - p0)) $((TAIL_OTHER - t0)) "frames xdpong passed = frames chain_tail saw"
 
 xdpt_log "3. xdp-filter's deny rule: that source gets no reply, and xdpong never sees it"
 xdpt_ok "${NSE[@]}" xdp-filter ip "$PING4" -m src
@@ -253,27 +267,45 @@ xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
 xdpt_assert_consistent
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "one xdpong left in the chain"
 
-xdpt_log "5. run stopped by SIGTERM leaves the chain as it found it, less xdpong"
+xdpt_log "5. run from a config file: its priority; SIGHUP with another moves xdpong; SIGTERM takes it out"
 idr=$(chain_id xdpong)
-nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run2.txt" 2>&1 &
+CONF=$XDPT_TMP/xdpong.conf
+printf '[interface %s]\npriority = 45\n' "$IF_RESP" >"$CONF"
+nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run --config "$CONF" >"$XDPT_TMP/run2.txt" 2>&1 &
 RUN_PID=$!
-ready=0
-for _ in $(seq 1 200); do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	id3=$(chain_id xdpong)
-	if [[ $id3 =~ ^[0-9]+$ ]] && [ "$id3" != "$idr" ]; then
-		ready=1
-		break
-	fi
-	sleep 0.05
-done
-[ "$ready" = 1 ] || xdpt_fail "xdpong run did not take over in the chain: $(cat "$XDPT_TMP/run2.txt")"
+chain_wait()
+{
+	local _
+
+	for _ in $(seq 1 200); do
+		kill -0 "$RUN_PID" 2>/dev/null || return 1
+		[ "$(chain_prio xdpong)" = "$1" ] && [ "$(chain_names)" = "xdpfilt_alw_all xdpong chain_tail" ] &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+chain_wait 45 || xdpt_fail "xdpong run --config did not take over at priority 45: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
+xdpt_assert_ne "$idr" "$(chain_id xdpong)" "xdpong's id after run's takeover"
+printf '[interface %s]\npriority = 55\n' "$IF_RESP" >"$CONF"
+kill -HUP "$RUN_PID"
+chain_wait 55 || xdpt_fail "SIGHUP with priority 55 did not move xdpong: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 kill -TERM "$RUN_PID"
 wait "$RUN_PID"
 xdpt_assert_eq 0 "$?" "run's exit code after SIGTERM"
 xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" "programs left after run's SIGTERM"
 xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "xdpong back in the chain"
+
+xdpt_log "   where it cannot share, a takeover of an xdpong in the chain changes nothing"
+idb=$(chain_id xdpong)
+xdpt_rc 1 env LIBXDP_SKIP_DISPATCHER=1 "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
+xdpt_assert_match "xdpong runs in libxdp's dispatcher with xdpfilt_alw_all \(id [0-9]+\), chain_tail \(id [0-9]+\), and cannot be taken over inside it here: LIBXDP_SKIP_DISPATCHER=1 is set. Nothing was changed" \
+	"$XDPT_ERR" "takeover refused"
+xdpt_assert_eq "$idb" "$(chain_id xdpong)" "xdpong after the refused takeover"
+xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "chain after the refused takeover"
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 
 xdpt_log "6. detach takes only xdpong out"
 xdpt_ok "${NSE[@]}" "$XDPONG" detach "$IF_RESP"

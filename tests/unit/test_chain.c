@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
@@ -50,6 +51,13 @@ static void run_config(unsigned int prio)
 		return;
 	snprintf(what, sizeof(what), "priority %u: added to the BTF", prio);
 	check(!chain_run_config_add(skel->obj, prio), what);
+	/* libxdp's defaults (priority 50, XDP_PASS goes on) are what it
+	 * assumes without one: the section itself must be there. */
+	snprintf(what, sizeof(what), "priority %u: .xdp_run_config holds _xdpong", prio);
+	check(btf__find_by_name_kind(bpf_object__btf(skel->obj), ".xdp_run_config",
+				     BTF_KIND_DATASEC) > 0 &&
+	      btf__find_by_name_kind(bpf_object__btf(skel->obj), "_xdpong", BTF_KIND_VAR) > 0,
+	      what);
 	p = xdp_program__from_bpf_obj(skel->obj, "xdp");
 	snprintf(what, sizeof(what), "priority %u: libxdp reads the object", prio);
 	check(!libxdp_get_error(p), what);
