@@ -1117,8 +1117,8 @@ int xdpong(struct xdp_md *ctx)
  */
 static __always_inline bool tx_dev_ours(const struct net_device *dev)
 {
-	return cfg_ifindex && !stood_down() && BPF_CORE_READ(dev, ifindex) == (int)cfg_ifindex &&
-	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == cfg_netns_ino;
+	return cfg_ifindex && BPF_CORE_READ(dev, ifindex) == (int)cfg_ifindex &&
+	       BPF_CORE_READ(dev, nd_net.net, ns.inum) == cfg_netns_ino && !stood_down();
 }
 
 static __always_inline void tx_failed_add(__u64 n)

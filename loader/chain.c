@@ -233,23 +233,27 @@ int chain_detach_id(int ifindex, __u32 prog_id, int mode)
 	return e;
 }
 
-static int active_set(int fd, __u64 gen)
+int chain_active_set(int fd, __u64 gen)
 {
 	__u32 key = 0;
 
 	return bpf_map_update_elem(fd, &key, &gen, BPF_ANY) ? -errno : 0;
 }
 
+int chain_position(const struct chain_info *c, __u32 prog_id)
+{
+	for (int i = 0; i < c->n; i++)
+		if (c->p[i].id == prog_id)
+			return i;
+	return -1;
+}
+
 /* Whether program new_id runs before old_id in the chain c. */
 static bool new_runs_first(const struct chain_info *c, __u32 new_id, __u32 old_id)
 {
-	for (int i = 0; i < c->n; i++) {
-		if (c->p[i].id == new_id)
-			return true;
-		if (c->p[i].id == old_id)
-			return false;
-	}
-	return false;
+	int n = chain_position(c, new_id), o = chain_position(c, old_id);
+
+	return n >= 0 && (o < 0 || n < o);
 }
 
 int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 old_gen,
@@ -265,7 +269,7 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	 * instant a frame it passes may be counted by both. */
 	bool protocol = old_gen && new_gen;
 
-	if (protocol && (e = active_set(fd, old_gen)))
+	if (protocol && (e = chain_active_set(fd, old_gen)))
 		return log_error("%s: cannot write the chain's active word: %s", lv->li.name,
 				 strerror(-e));
 	e = chain_attach(lv, mode);
@@ -285,8 +289,8 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	if (bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len) || chain_query(lv->li.ifindex, &c))
 		c.n = 0; /* cannot tell ours from the others: leave them */
 	if (protocol && new_runs_first(&c, pi.id, old->prog_id))
-		active_set(fd, 0);
-	if (protocol && (e = active_set(fd, new_gen)))
+		chain_active_set(fd, 0);
+	if (protocol && (e = chain_active_set(fd, new_gen)))
 		log_note("%s: cannot hand over the chain's active word (%s): both programs act until the old one is removed",
 			 lv->li.name, strerror(-e));
 	takeover_settle(old, lv, tk);

@@ -135,6 +135,29 @@ static int may_take(const struct link_info *li, const struct attachment *old, bo
 	return 0;
 }
 
+/*
+ * The loaded program handed to libxdp (chain_attach): alone, or into the
+ * dispatcher if it is an extension. Auto mode: native, else skb. 0 or
+ * -errno, unsaid.
+ */
+static int attach_auto(struct attachment *lv, enum xdp_attach_mode *mode)
+{
+	int e;
+
+	if (*mode != XDP_MODE_UNSPEC)
+		return chain_attach(lv, *mode);
+	*mode = XDP_MODE_NATIVE;
+	e = chain_attach(lv, *mode);
+	/* Only "the driver cannot": any other error is reported as is. */
+	if (e == -EOPNOTSUPP || e == -EINVAL || e == -ERANGE) {
+		log_note("%s: native XDP not available (%s); using skb mode", lv->li.name,
+			 strerror(-e));
+		*mode = XDP_MODE_SKB;
+		e = chain_attach(lv, *mode);
+	}
+	return e;
+}
+
 /* Attach a loaded program where nothing of ours is: libxdp, native else skb. */
 static int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode)
 {
@@ -147,19 +170,7 @@ static int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode)
 		lv->prog = NULL;
 		return log_error("%s: cannot hand the program to libxdp: %s", li->name, strerror(-e));
 	}
-	if (*mode == XDP_MODE_UNSPEC) {
-		*mode = XDP_MODE_NATIVE;
-		e = xdp_program__attach(lv->prog, li->ifindex, *mode, 0);
-		/* Only "the driver cannot": any other error is reported as is. */
-		if (e == -EOPNOTSUPP || e == -EINVAL || e == -ERANGE) {
-			log_note("%s: native XDP not available (%s); using skb mode", li->name,
-				 strerror(-e));
-			*mode = XDP_MODE_SKB;
-			e = xdp_program__attach(lv->prog, li->ifindex, *mode, 0);
-		}
-	} else {
-		e = xdp_program__attach(lv->prog, li->ifindex, *mode, 0);
-	}
+	e = attach_auto(lv, mode);
 	if (e)
 		return log_error("failed to attach to %s in %s mode: %s%s", li->name,
 				 mode_name(*mode), strerror(-e), attach_hint(-e, *mode));
@@ -344,13 +355,19 @@ static int up_inspect(struct bringup *b, const char *ifname)
 static int up_choose_way(struct bringup *b)
 {
 	const char *name = b->lv->li.name;
-	enum chain_way way = chain_possible(b->alone_why, sizeof(b->alone_why));
-	bool possible = way == CHAIN_OK;
+	enum chain_way way;
+	bool possible;
 
 	/* A lone xdpong is taken over alone: the dispatcher is not asked. */
-	if (way == CHAIN_ERROR && !(b->have_old && !b->old.dispatcher))
+	if (b->have_old && !b->old.dispatcher) {
+		b->share = false;
+		return 0;
+	}
+	way = chain_possible(b->alone_why, sizeof(b->alone_why));
+	possible = way == CHAIN_OK;
+	if (way == CHAIN_ERROR)
 		return log_error("%s: %s", name, b->alone_why);
-	b->share = b->have_old ? b->old.dispatcher && possible : possible;
+	b->share = possible;
 	if (b->have_old && b->old.dispatcher && !possible) {
 		char others[256];
 
@@ -503,20 +520,8 @@ static int up_fill(struct bringup *b)
 static int attach_shared(struct bringup *b)
 {
 	struct link_info *li = &b->lv->li;
-	int e;
+	int e = attach_auto(b->lv, &b->mode);
 
-	if (b->mode == XDP_MODE_UNSPEC) {
-		b->mode = XDP_MODE_NATIVE;
-		e = chain_attach(b->lv, b->mode);
-		if (e == -EOPNOTSUPP || e == -EINVAL || e == -ERANGE) {
-			log_note("%s: native XDP not available (%s); using skb mode", li->name,
-				 strerror(-e));
-			b->mode = XDP_MODE_SKB;
-			e = chain_attach(b->lv, b->mode);
-		}
-	} else {
-		e = chain_attach(b->lv, b->mode);
-	}
 	if (!e)
 		return 0;
 	/* libxdp says EOPNOTSUPP where it cannot build a dispatcher, and the
@@ -554,12 +559,9 @@ static int up_attach(struct bringup *b)
 	} else if (b->share) {
 		e = attach_shared(b);
 	} else {
-		__u32 key = 0;
-		__u64 all = 0;
-
 		/* Alone, every xdpong acts (a killed takeover in a chain may
 		 * have left the word naming another). */
-		bpf_map_update_elem(lv->map_fd[MAP_ACTIVE], &key, &all, BPF_ANY);
+		chain_active_set(lv->map_fd[MAP_ACTIVE], 0);
 		e = b->have_old ? attach_replace(lv, &b->old, &b->mode) : attach_fresh(lv, &b->mode);
 		if (!e && b->have_old)
 			takeover_settle(&b->old, lv, &b->tk);
@@ -589,17 +591,15 @@ static void chain_report(const struct link_info *li, __u32 prog_id)
 	struct chain_info c;
 	char list[512];
 	size_t len = 0;
-	int pos = -1;
+	int pos;
 
 	if (chain_query(li->ifindex, &c) || !c.dispatcher)
 		return;
+	pos = chain_position(&c, prog_id);
 	list[0] = 0;
-	for (int i = 0; i < c.n && len < sizeof(list); i++) {
-		if (c.p[i].id == prog_id)
-			pos = i;
+	for (int i = 0; i < c.n && len < sizeof(list); i++)
 		len += snprintf(list + len, sizeof(list) - len, "%s%s (id %u, priority %u)",
 				i ? ", " : "", c.p[i].name, c.p[i].id, c.p[i].priority);
-	}
 	if (pos >= 0)
 		log_note("%s: runs in libxdp's dispatcher (program id %u), %d of %d, at priority %u: %s",
 			 li->name, c.dispatcher_id, pos + 1, c.n, c.p[pos].priority, list);

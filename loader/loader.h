@@ -335,6 +335,8 @@ struct chain_info {
 };
 /* 0 (c->n 0 if nothing is attached), -errno. */
 int chain_query(int ifindex, struct chain_info *c);
+/* The index of program prog_id in c, in run order; -1 if it is not there. */
+int chain_position(const struct chain_info *c, __u32 prog_id);
 /* Whether xdpong may use the dispatcher here; why not, in why. */
 enum chain_way {
 	CHAIN_OK,
@@ -359,9 +361,12 @@ int chain_run_config_add(struct bpf_object *obj, unsigned int priority);
 int chain_prepare(struct attachment *lv, unsigned int priority);
 /* After load: the anchor is no longer needed. */
 void chain_anchor_free(struct attachment *a);
-/* Hand the loaded extension to libxdp: it joins the dispatcher on the
- * interface, or starts one. 0, -errno (unsaid). */
+/* Hand the loaded program to libxdp: an extension joins the dispatcher on
+ * the interface, or starts one; an XDP program is attached alone. 0,
+ * -errno (unsaid). */
 int chain_attach(struct attachment *lv, int mode);
+/* Set the chain's active word (map fd): which generation acts, 0 all. */
+int chain_active_set(int fd, __u64 gen);
 /* Take program prog_id out of the chain (or off the interface). */
 int chain_detach_id(int ifindex, __u32 prog_id, int mode);
 struct takeover;

@@ -297,10 +297,8 @@ int prom_print_all(FILE *f, const struct prom_iface *v, int n)
 		addr_map_walk(v[i].a->map_fd[MAP_ADDR4], v[i].a->map_fd[MAP_ADDR6], count_cb,
 			      &rows[i].ac);
 		rows[i].chain_err = chain_query(v[i].a->li.ifindex, &rows[i].chain);
-		rows[i].pos = -1;
-		for (int k = 0; !rows[i].chain_err && k < rows[i].chain.n; k++)
-			if (rows[i].chain.p[k].id == v[i].a->prog_id)
-				rows[i].pos = k;
+		rows[i].pos = rows[i].chain_err ? -1 :
+				chain_position(&rows[i].chain, v[i].a->prog_id);
 	}
 
 	prom_head(f, "xdpong_build_info", "gauge",

@@ -203,7 +203,6 @@ void service_tick(struct service *svc)
 bool served_answering(const struct served *v)
 {
 	struct link_info now;
-
 	struct chain_info c;
 
 	if (!v->up || link_get(NULL, v->a.li.ifindex, &now))
@@ -211,12 +210,8 @@ bool served_answering(const struct served *v)
 	if (!v->a.dispatcher)
 		return now.xdp_prog_id == v->a.prog_id;
 	/* In the dispatcher: still one of its programs. */
-	if (chain_query(v->a.li.ifindex, &c) || !c.dispatcher)
-		return false;
-	for (int i = 0; i < c.n; i++)
-		if (c.p[i].id == v->a.prog_id)
-			return true;
-	return false;
+	return !chain_query(v->a.li.ifindex, &c) && c.dispatcher &&
+	       chain_position(&c, v->a.prog_id) >= 0;
 }
 
 int service_prom(struct service *svc, FILE *f)

@@ -123,10 +123,7 @@ struct chain_state {
 static void chain_read(const struct attachment *a, struct chain_state *cs)
 {
 	cs->err = chain_query(a->li.ifindex, &cs->c);
-	cs->pos = -1;
-	for (int i = 0; !cs->err && i < cs->c.n; i++)
-		if (cs->c.p[i].id == a->prog_id)
-			cs->pos = i;
+	cs->pos = cs->err ? -1 : chain_position(&cs->c, a->prog_id);
 }
 
 /*

@@ -228,17 +228,18 @@ xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "run order a
 # run takes over from the attached one, then dies without a word.
 nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run.txt" 2>&1 &
 RUN_PID=$!
-ready=0
-for _ in $(seq 1 200); do
-	kill -0 "$RUN_PID" 2>/dev/null || break
-	id2=$(chain_id xdpong) # two ids while both are in the chain
-	if [[ $id2 =~ ^[0-9]+$ ]] && [ "$id2" != "$id1" ]; then
-		ready=1
-		break
-	fi
-	sleep 0.05
-done
-[ "$ready" = 1 ] || xdpt_fail "xdpong run did not take over in the chain: $(cat "$XDPT_TMP/run.txt")"
+# run_took_over OLD_ID: run lives, and one xdpong, not OLD_ID, is in the chain.
+run_took_over()
+{
+	local id
+
+	kill -0 "$RUN_PID" 2>/dev/null || return 1
+	id=$(chain_id xdpong) # two ids while both are in the chain
+	[[ $id =~ ^[0-9]+$ ]] && [ "$id" != "$1" ]
+}
+xdpt_wait 10 run_took_over "$id1" ||
+	xdpt_fail "xdpong run did not take over in the chain: $(cat "$XDPT_TMP/run.txt")"
+id2=$(chain_id xdpong)
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "run order after run's takeover"
 sleep 0.5
 kill -9 "$RUN_PID"
@@ -273,23 +274,17 @@ CONF=$XDPT_TMP/xdpong.conf
 printf '[interface %s]\npriority = 45\n' "$IF_RESP" >"$CONF"
 nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run --config "$CONF" >"$XDPT_TMP/run2.txt" 2>&1 &
 RUN_PID=$!
-chain_wait()
+# run_at_priority PRIO: run lives, and its xdpong runs at PRIO, the chain in order.
+run_at_priority()
 {
-	local _
-
-	for _ in $(seq 1 200); do
-		kill -0 "$RUN_PID" 2>/dev/null || return 1
-		[ "$(chain_prio xdpong)" = "$1" ] && [ "$(chain_names)" = "xdpfilt_alw_all xdpong chain_tail" ] &&
-			return 0
-		sleep 0.05
-	done
-	return 1
+	kill -0 "$RUN_PID" 2>/dev/null && [ "$(chain_prio xdpong)" = "$1" ] &&
+		[ "$(chain_names)" = "xdpfilt_alw_all xdpong chain_tail" ]
 }
-chain_wait 45 || xdpt_fail "xdpong run --config did not take over at priority 45: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
+xdpt_wait 10 run_at_priority 45 || xdpt_fail "xdpong run --config did not take over at priority 45: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
 xdpt_assert_ne "$idr" "$(chain_id xdpong)" "xdpong's id after run's takeover"
 printf '[interface %s]\npriority = 55\n' "$IF_RESP" >"$CONF"
 kill -HUP "$RUN_PID"
-chain_wait 55 || xdpt_fail "SIGHUP with priority 55 did not move xdpong: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
+xdpt_wait 10 run_at_priority 55 || xdpt_fail "SIGHUP with priority 55 did not move xdpong: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 kill -TERM "$RUN_PID"
 wait "$RUN_PID"
