@@ -47,8 +47,20 @@ slots=$(printf '%s\n' "$XDPT_STATS" | jq '.latency.slots | add')
 xdpt_assert_eq 7 "$slots" "sum of latency slots"
 
 xdpt_log "INTERVAL COUNT with --json, while pings flow"
-timeout 30 ip netns exec "$NS_PING" ping -n -q -c 25 -i 0.1 "$RESP4" >/dev/null 2>&1 &
+xdpt_stats "$NS_RESP" "$IF_RESP"
+xdpt_get base replied
+timeout 30 ip netns exec "$NS_PING" ping -n -q -c 40 -i 0.1 "$RESP4" >/dev/null 2>&1 &
 pinger=$!
+# replied_above N: replies counted past N (the stream has begun).
+replied_above()
+{
+	local r
+
+	xdpt_stats "$NS_RESP" "$IF_RESP"
+	xdpt_get r replied
+	[ "$r" -gt "$1" ]
+}
+xdpt_wait 10 replied_above "$base" || xdpt_fail "the background ping got no reply within 10 s"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" 0.5 3 --json
 wait "$pinger"
 lines=$(printf '%s\n' "$XDPT_OUT" | wc -l)

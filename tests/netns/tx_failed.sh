@@ -67,6 +67,23 @@ xdpt_assert_eq 6 "$TXF" "tx_failed unchanged by sent replies"
 xdpt_log "4. a takeover keeps the count, and the new program counts on"
 xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_assert_match 'took over' "$XDPT_ERR$XDPT_OUT" "takeover"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+txmap=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps.txfail')
+# The programs behind the links: exactly two use this txfail map.
+tp_progs()
+{
+	bpftool -j prog show | jq -r --argjson m "$txmap" \
+		'.[] | select(.type == "tracing" and ((.map_ids // []) | index($m))) | .id'
+}
+# tp_count N: exactly N such programs. The kernel frees the old program
+# after its last link is gone, a grace period later; until then both
+# count. Wait for that, not for luck, before a reply fails.
+tp_count()
+{
+	[ "$(tp_progs | wc -l)" = "$1" ]
+}
+xdpt_wait 5 tp_count 2 ||
+	xdpt_assert_eq 2 "$(tp_progs | wc -l)" "tracing programs on txfail map $txmap (the old ones gone)"
 ip -n "$NS_PING" link set dev "$IF_PING" xdpdrv off
 xdpt_ping_none "$NS_PING" -4 "$RESP4" 1
 tx_state
@@ -75,21 +92,6 @@ xdpt_assert_eq 7 "$TXF" "tx_failed after the takeover (6 kept, 1 new, none twice
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 st=$(printf '%s\n' "$XDPT_OUT" | jq -c '.interfaces[0].tx_failures')
 xdpt_assert_eq '{"counted":true,"links":2,"tx_failed":7}' "$st" "status --json tx_failures"
-txmap=$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].maps.txfail')
-# The programs behind the links: exactly two use this txfail map.
-tp_progs()
-{
-	bpftool -j prog show | jq -r --argjson m "$txmap" \
-		'.[] | select(.type == "tracing" and ((.map_ids // []) | index($m))) | .id'
-}
-# tp_count N: exactly N such programs. The kernel frees a program whose
-# last link is gone after a grace period: wait for it, not for luck.
-tp_count()
-{
-	[ "$(tp_progs | wc -l)" = "$1" ]
-}
-xdpt_wait 5 tp_count 2 ||
-	xdpt_assert_eq 2 "$(tp_progs | wc -l)" "tracing programs on txfail map $txmap (the old ones gone)"
 
 xdpt_log "5. detach: the links go with the pins"
 xdpt_ok "${NSENTER[@]}" "$XDPONG" detach "$IF_RESP"
@@ -99,6 +101,14 @@ xdpt_wait 5 tp_count 0 ||
 xdpt_log "6. attached from ip netns exec: the count stops with the command, and says so"
 xdpt_peer_xdp_pass
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode native
+# counted_is WORD: tx_failed_counted is WORD. The links go when the
+# command's bpffs does, freed by the kernel a moment after it exits.
+counted_is()
+{
+	tx_state
+	[ "$COUNTED" = "$1" ]
+}
+xdpt_wait 5 counted_is false
 tx_state
 xdpt_assert_eq false "$COUNTED" "tx_failed_counted after an attach from ip netns exec"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"

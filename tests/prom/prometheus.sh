@@ -63,9 +63,21 @@ xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --rate-limit 500:10 --global-limit 
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 5
 xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 
-xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
-printf '%s\n' "$XDPT_OUT" >"$XDPT_TMP/m.prom"
-xdpt_stats "$NS_RESP" "$IF_RESP"
+# prom_read: the Prometheus text in m.prom and XDPT_STATS of the same
+# moment: received did not move around the scrape (a router solicitation
+# from the pinger may arrive at any time).
+prom_read()
+{
+	local before
+
+	xdpt_stats "$NS_RESP" "$IF_RESP"
+	before=$(printf '%s\n' "$XDPT_STATS" | jq .received)
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
+	printf '%s\n' "$XDPT_OUT" >"$XDPT_TMP/m.prom"
+	xdpt_stats "$NS_RESP" "$IF_RESP"
+	[ "$before" = "$(printf '%s\n' "$XDPT_STATS" | jq .received)" ]
+}
+xdpt_wait 10 prom_read || xdpt_fail "packets kept arriving around every scrape for 10 s"
 validate "$XDPT_TMP/m.prom"
 
 xdpt_assert_match '^TYPE xdpong_packets counter$' "$PARSED" "type of xdpong_packets_total"
