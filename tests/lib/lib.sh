@@ -497,6 +497,21 @@ xdpt_counter()
 	xdpt_get "$1" "$4"
 }
 
+# xdpt_still NS IFACE CMD...: CMD between two reads of the stats; true if
+# received did not move, so that what CMD read and XDPT_STATS (the second
+# read) are of one moment. Under xdpt_wait: until they are (a router
+# solicitation may arrive at any time).
+xdpt_still()
+{
+	local ns=$1 ifc=$2 before after
+
+	shift 2
+	xdpt_counter before "$ns" "$ifc" received
+	"$@" || return 1
+	xdpt_counter after "$ns" "$ifc" received
+	[ "$before" = "$after" ]
+}
+
 #
 # received = replied + passed + dropped, each outcome the sum of its
 # reasons: every packet counted exactly once (include/xdpong.h).

@@ -60,20 +60,10 @@ xdpt_ping_all "$NS_PING" -6 "$RESP6" 2
 # Pins persist across commands: read them from separate invocations.
 xdpt_ok "${NSENTER[@]}" bpftool map dump pinned "$PINS/stats"
 xdpt_assert_match '"reply_echo6": [0-9]+' "$XDPT_OUT" "named field through nsenter"
-# dump_read: the dump in dump and XDPT_STATS of the same moment: received
-# did not move around it (a router solicitation may arrive at any time).
-dump_read()
-{
-	local before
-
-	xdpt_stats "$NS_RESP" "$IF_RESP"
-	before=$(printf '%s\n' "$XDPT_STATS" | jq .received)
-	xdpt_ok "${NSENTER[@]}" bpftool -j map dump pinned "$PINS/stats"
-	dump=$XDPT_OUT
-	xdpt_stats "$NS_RESP" "$IF_RESP"
-	[ "$before" = "$(printf '%s\n' "$XDPT_STATS" | jq .received)" ]
-}
-xdpt_wait 10 dump_read || xdpt_fail "packets kept arriving around every dump for 10 s"
+# The dump and XDPT_STATS of one moment.
+xdpt_wait 10 xdpt_still "$NS_RESP" "$IF_RESP" xdpt_ok "${NSENTER[@]}" bpftool -j map dump pinned "$PINS/stats" ||
+	xdpt_fail "packets kept arriving around every dump for 10 s"
+dump=$XDPT_OUT
 for f in reply_echo4 reply_echo6 pass_l2_group; do
 	xdpt_get want "$f"
 	xdpt_assert_eq "$want" "$(sum_field "$dump" "$f")" "$f: bpftool sum over CPUs vs xdpong stats"

@@ -47,8 +47,7 @@ slots=$(printf '%s\n' "$XDPT_STATS" | jq '.latency.slots | add')
 xdpt_assert_eq 7 "$slots" "sum of latency slots"
 
 xdpt_log "INTERVAL COUNT with --json, while pings flow"
-xdpt_stats "$NS_RESP" "$IF_RESP"
-xdpt_get base replied
+xdpt_counter base "$NS_RESP" "$IF_RESP" replied
 timeout 30 ip netns exec "$NS_PING" ping -n -q -c 40 -i 0.1 "$RESP4" >/dev/null 2>&1 &
 pinger=$!
 # replied_above N: replies counted past N (the stream has begun).
@@ -56,8 +55,7 @@ replied_above()
 {
 	local r
 
-	xdpt_stats "$NS_RESP" "$IF_RESP"
-	xdpt_get r replied
+	xdpt_counter r "$NS_RESP" "$IF_RESP" replied
 	[ "$r" -gt "$1" ]
 }
 xdpt_wait 10 replied_above "$base" || xdpt_fail "the background ping got no reply within 10 s"

@@ -63,21 +63,15 @@ xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --rate-limit 500:10 --global-limit 
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 5
 xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 
-# prom_read: the Prometheus text in m.prom and XDPT_STATS of the same
-# moment: received did not move around the scrape (a router solicitation
-# from the pinger may arrive at any time).
-prom_read()
+# prom_scrape: the Prometheus text in m.prom.
+prom_scrape()
 {
-	local before
-
-	xdpt_stats "$NS_RESP" "$IF_RESP"
-	before=$(printf '%s\n' "$XDPT_STATS" | jq .received)
 	xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
 	printf '%s\n' "$XDPT_OUT" >"$XDPT_TMP/m.prom"
-	xdpt_stats "$NS_RESP" "$IF_RESP"
-	[ "$before" = "$(printf '%s\n' "$XDPT_STATS" | jq .received)" ]
 }
-xdpt_wait 10 prom_read || xdpt_fail "packets kept arriving around every scrape for 10 s"
+# The scrape and XDPT_STATS of one moment.
+xdpt_wait 10 xdpt_still "$NS_RESP" "$IF_RESP" prom_scrape ||
+	xdpt_fail "packets kept arriving around every scrape for 10 s"
 validate "$XDPT_TMP/m.prom"
 
 xdpt_assert_match '^TYPE xdpong_packets counter$' "$PARSED" "type of xdpong_packets_total"
