@@ -7,7 +7,11 @@ CLANG     ?= clang
 CC        ?= cc
 BPFTOOL   ?= bpftool
 PREFIX    ?= /usr/local
-VERSION   := 0.1.0
+# The one version: debian/changelog's top entry (tools/version.sh).
+VERSION   := $(shell tools/version.sh)
+ifeq ($(VERSION),)
+$(error no version: tools/version.sh failed)
+endif
 
 ARCH      := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 # clang's own system include dirs, after ours, so BPF sees the host's asm/ headers
@@ -32,8 +36,9 @@ endif
 
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
+# debian/changelog: the version (XDPONG_VERSION) is compiled in.
 LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h \
-	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h
+	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h debian/changelog
 
 .DELETE_ON_ERROR:
 .PHONY: all clean test tests demo deps fuzz bench install uninstall
@@ -105,7 +110,8 @@ clean:
 	$(Q)rm -rf $(BUILD)
 
 # `make install [PREFIX=/usr] [DESTDIR=/stage]`. The BPF object is built
-# into the binary (skeleton), so there is no .bpf.o to install.
+# into the binary (skeleton), so there is no .bpf.o to install. The units
+# get SBINDIR and the man page VERSION where they say @SBINDIR@, @VERSION@.
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -115,7 +121,9 @@ EXAMPLEDIR  ?= $(PREFIX)/share/doc/xdpong/examples
 install: $(BUILD)/xdpong
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(BUILD)/xdpong $(DESTDIR)$(SBINDIR)/xdpong
-	$(Q)install -D -m 0644 man/xdpong.8 $(DESTDIR)$(MANDIR)/man8/xdpong.8
+	$(Q)install -d $(DESTDIR)$(MANDIR)/man8
+	$(Q)sed 's|@VERSION@|$(VERSION)|g' man/xdpong.8 > $(DESTDIR)$(MANDIR)/man8/xdpong.8 && \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man8/xdpong.8
 	$(Q)install -D -m 0644 completion/xdpong.bash $(DESTDIR)$(BASHCOMPDIR)/xdpong
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
 	$(Q)for u in xdpong.service xdpong@.service; do \

@@ -44,7 +44,7 @@ ROOTFS=$OUT/rootfs
 SUITE=bookworm
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 SECURITY_MIRROR=${SECURITY_MIRROR:-http://deb.debian.org/debian-security}
-VERSION=$(sed -n 's/^VERSION *:= *//p' "$REPO/Makefile")
+VERSION=$("$REPO/tools/version.sh")
 TAG=localhost/xdpong:$VERSION
 ROOTFS_ONLY=0
 REFRESH=0

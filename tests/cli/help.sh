@@ -47,7 +47,7 @@ for cmd in "${cmds[@]}"; do
 	xdpt_log "xdpong $cmd --help: ok"
 done
 
-version=$(sed -n 's/^VERSION *:= *//p' "$XDPT_REPO/Makefile")
+version=$("$XDPT_REPO/tools/version.sh")
 for opt in --version -V; do
 	xdpt_rc 0 "$XDPONG" "$opt"
 	xdpt_assert_match "^xdpong $version( |$)" "$XDPT_OUT" "xdpong $opt"

@@ -35,7 +35,7 @@ xdpt_log "1. build the image as $TAG"
 dp_build --image "$TAG"
 command -v podman >/dev/null 2>&1 || xdpt_fail "build-image.sh succeeded without podman"
 podman image exists "$TAG" || xdpt_fail "no image $TAG after the build"
-version=$(sed -n 's/^VERSION *:= *//p' "$XDPT_REPO/Makefile")
+version=$("$XDPT_REPO/tools/version.sh")
 
 xdpt_log "2. its configuration"
 cfg=$(podman image inspect --format '{{json .Config}}' "$TAG") ||

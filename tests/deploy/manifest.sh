@@ -16,7 +16,7 @@
 [ -x "$XDPONG" ] || xdpt_fail "$XDPONG is missing: run 'make' first"
 dp_require_yaml
 xdpt_tmpdir
-version=$(sed -n 's/^VERSION *:= *//p' "$XDPT_REPO/Makefile")
+version=$("$XDPT_REPO/tools/version.sh")
 
 xdpt_log "1. the manifest's parts agree"
 xdpt_ok "$PY" "$XDPT_REPO/tests/deploy/manifest_check.py" "$DP_MANIFEST" \

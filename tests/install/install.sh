@@ -3,10 +3,11 @@
 #
 # `make install DESTDIR=... [PREFIX=...]` and what it installs: the binary
 # works on its own (the BPF object is inside it) for --version, every
-# --help and a real attach, ping and detach; the man page renders without
-# a warning and covers every command, option and reason; the bash
-# completion parses and completes; the systemd unit verifies; `make
-# uninstall` removes it all.
+# --help and a real attach, ping and detach; --version, the metrics and the
+# man page all say tools/version.sh's version (debian/changelog's); the
+# man page renders without a warning and covers every command, option and
+# reason; the bash completion parses and completes; the systemd unit
+# verifies; `make uninstall` removes it all.
 #
 #   ns ping                               ns resp (kernel echo off)
 #  +---------------------+  veth pair  +------------------------------+
@@ -44,7 +45,7 @@ xdpt_assert_match "^ExecStart=$PREFIX/sbin/xdpong run %I " "$(cat "$UNIT")" \
 xdpt_assert_no_match '@[A-Z]+@' "$(cat "$UNIT")" "placeholders left in the unit"
 
 xdpt_log "2. the installed binary: --version, --help of every command"
-version=$(sed -n 's/^VERSION *:= *//p' "$XDPT_REPO/Makefile")
+version=$("$XDPT_REPO/tools/version.sh")
 xdpt_ok env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$BIN" --version
 xdpt_assert_match "^xdpong $version " "$XDPT_OUT" "--version"
 xdpt_ok "$BIN" --help
@@ -73,11 +74,19 @@ xdpt_ping_all "$NS_PING" -6 "$RESP6" 2
 xdpt_stats "$NS_RESP" "$IF_RESP"
 xdpt_get rep replied
 xdpt_assert_eq 5 "$rep" "replies counted by the installed binary's program"
+# The metrics name the version of debian/changelog, as --version does.
+xdpt_ok --ns "$NS_RESP" "$BIN" stats "$IF_RESP" --prometheus
+xdpt_assert_match "^xdpong_build_info\{version=\"$version\"," "$XDPT_OUT" \
+	"xdpong_build_info of the installed binary (tools/version.sh: $version)"
 REASONS=$(printf '%s\n' "$XDPT_STATS" | jq -r '.reasons | keys[]')
 xdpt_ok --ns "$NS_RESP" "$BIN" detach "$IF_RESP"
 xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 
 xdpt_log "4. the man page renders without warnings and covers the CLI"
+# Its .TH carries the version make install writes for @VERSION@.
+xdpt_assert_match "^\.TH XDPONG 8 \"[^\"]*\" \"xdpong $version\" " "$(sed -n '/^\.TH /p' "$MAN")" \
+	"the installed man page's version (tools/version.sh: $version)"
+xdpt_assert_no_match '@[A-Z]+@' "$(cat "$MAN")" "placeholders left in the man page"
 if ! command -v man >/dev/null 2>&1 || ! command -v groff >/dev/null 2>&1; then
 	timeout 300 apt-get install -y -qq man-db groff-base >/dev/null 2>&1
 fi
