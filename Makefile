@@ -21,6 +21,8 @@ CLANG_SYS := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 WARN      := -Wall -Wextra -Werror
 BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) \
 	-Wno-unused-parameter -Ivmlinux -Iinclude $(CLANG_SYS)
+# CPPFLAGS, CFLAGS and LDFLAGS from the environment are the loader's too
+# (dpkg-buildflags' hardening, under debian/rules); BPF_CFLAGS stay apart.
 CFLAGS    ?= -g -O2
 CFLAGS    += $(WARN) -std=gnu11 -D_GNU_SOURCE -DXDPONG_VERSION='"$(VERSION)"' \
 	-I$(BUILD) -Iinclude
@@ -84,11 +86,11 @@ $(BUILD)/anchor.skel.h: $(BUILD)/anchor.bpf.o
 
 $(BUILD)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(BUILD)/loader
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/xdpong: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Both install what they need first (Debian/Ubuntu, as root), then build.
 test:
