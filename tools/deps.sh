@@ -23,7 +23,11 @@ set -euo pipefail
 # groff-base (man page test), bash-completion (completion test); iperf3
 # (make bench: TCP throughput through the veth pair with and without XDP);
 # xdp-tools (xdp-filter and xdp-loader: the programs xdpong shares an
-# interface with in libxdp's dispatcher, netns/dispatcher).
+# interface with in libxdp's dispatcher, netns/dispatcher). The Debian
+# package (make deb, install/deb): build-essential (dpkg-buildpackage
+# checks for it), debhelper, dpkg-dev, and lintian to check the result;
+# systemd.pc, which debian/rules asks for the unit directory, is in the
+# systemd package on Debian 12.
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
@@ -31,6 +35,7 @@ PACKAGES=(
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
+	build-essential debhelper dpkg-dev lintian
 )
 
 # The VM harness (tools/vm/): qemu-system-x86 (the VM; its 9p and
