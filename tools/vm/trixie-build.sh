@@ -5,12 +5,14 @@
 # libxdp 1.5, bpftool 7.5, in a chroot made by mmdebstrap (the tree's own
 # committed files plus the working tree's changes), then run the BPF unit
 # tests there: the skeletons of bpftool 7.5 and libbpf 1.5's loading of
-# the objects, on this machine's kernel. The Debian 12 toolchain is what
-# `make` uses everywhere else; this is the other half of the pair.
+# the objects, on this machine's kernel; then the Debian package with
+# trixie's debhelper (make deb), checked by trixie's lintian. The Debian 12
+# toolchain is what `make` uses everywhere else; this is the other half of
+# the pair.
 #
 # Usage: tools/vm/trixie-build.sh        (as root; make trixie-build)
 #   TRIXIE_ROOT   the chroot, kept for reuse (default /var/cache/xdpong-trixie;
-#                 about 900 MB, a few minutes to make the first time)
+#                 about 1 GB, a few minutes to make the first time)
 #   MIRROR        default: the first URI of apt's own Debian sources
 #
 # Not in `make test`: the first run downloads about 300 MB.
@@ -18,8 +20,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 ROOT=${TRIXIE_ROOT:-/var/cache/xdpong-trixie}
-# What tools/deps.sh installs to build, as trixie names it.
-PKGS=make,gcc,libc6-dev,clang,llvm,pkg-config,libbpf-dev,libxdp-dev,libelf-dev,zlib1g-dev,libjson-c-dev,libsystemd-dev,libinih-dev,libmicrohttpd-dev,bpftool,libclang-rt-dev,binutils,iproute2
+# What tools/deps.sh installs to build, as trixie names it; and to build
+# the Debian package (make deb) and check it with trixie's lintian:
+# build-essential (dpkg-buildpackage checks for it), debhelper, dpkg-dev,
+# lintian, and systemd-dev (systemd.pc, whose unit directory debian/rules
+# reads: in the systemd package on Debian 12).
+PKGS=make,gcc,libc6-dev,clang,llvm,pkg-config,libbpf-dev,libxdp-dev,libelf-dev,zlib1g-dev,libjson-c-dev,libsystemd-dev,libinih-dev,libmicrohttpd-dev,bpftool,libclang-rt-dev,binutils,iproute2,build-essential,debhelper,dpkg-dev,lintian,systemd-dev
 
 die()
 {
@@ -72,6 +78,17 @@ for m in proc sys dev; do
 	mounted+=("$ROOT/$m")
 done
 
+# A chroot made before PKGS grew gets what it lacks (once).
+# shellcheck disable=SC2086 # a list of package names
+missing=$(chroot "$ROOT" dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' ${PKGS//,/ } 2>&1 |
+	grep -v '^ii ' || true)
+if [ -n "$missing" ]; then
+	echo "trixie-build: adding to the chroot: $(awk '{ print $NF }' <<<"$missing" | tr '\n' ' ')"
+	chroot "$ROOT" sh -c "{ apt-get update && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y ${PKGS//,/ } && apt-get clean; } \
+		>/tmp/apt.log 2>&1" || { tail -n 20 "$ROOT/tmp/apt.log"; die "apt-get in the chroot failed"; }
+fi
+
 chroot "$ROOT" sh -ec '
 	echo "trixie-build: $(clang --version | head -n 1); libbpf $(pkg-config --modversion libbpf); libxdp $(pkg-config --modversion libxdp); $(bpftool version | head -n 1)"
 	cd /src
@@ -81,5 +98,9 @@ chroot "$ROOT" sh -ec '
 	echo "trixie-build: unit tests: $(tail -n 1 /tmp/unit.log)"
 	build/tests/test_chain >/tmp/chain.log 2>&1 || { tail -n 30 /tmp/chain.log; exit 1; }
 	echo "trixie-build: run configuration read back by libxdp: $(tail -n 1 /tmp/chain.log)"
+	make --no-print-directory deb
+	lintian --version
+	lintian --fail-on error,warning --display-info --pedantic build/deb/xdpong_*_amd64.changes 2>/dev/null ||
+		{ echo "trixie-build: lintian failed"; exit 1; }
 '
 echo "trixie-build: ok"
