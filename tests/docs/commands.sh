@@ -100,6 +100,8 @@ route()
 	"make test") echo ".ci/run: this is the suite itself" ;;
 	"make demo") echo "run below: tools/demo.sh" ;;
 	"make install" | "man xdpong") echo "tests/install/install.sh" ;;
+	"make deb"*) echo "tests/install/deb.sh" ;;
+	"apt install ./build/deb/"*) echo "tests/install/deb.sh installs the package with dpkg --root, not into this host" ;;
 	"make vmtest"*) echo "tests/vm/linux_*.sh: the same matrix, one kernel each" ;;
 	systemctl* | journalctl* | "echo 'XDPONG_OPTS="*) echo "no systemd here (PID 1 is not systemd); tests/install checks the unit" ;;
 	[0-9][0-9]:[0-9][0-9]:*) echo "sample output, not a command" ;;
