@@ -1,0 +1,401 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The package and its units under real systemd, inside the guest of
+# tools/vm/systemd-guest.sh (Debian 12 with systemd as init, two cabled
+# virtio-net NICs). tests/vm/systemd_6.1.sh and systemd_6.12.sh run it;
+# /root/payload holds it, the package (xdpong_OLD_*.deb) and a newer
+# build of it (xdpong_NEW_*.deb), named in ./versions.
+#
+#   netns peer (eth0 moved in)             the guest's own netns
+#  +---------------------------+  cable  +----------------------------------+
+#  | eth0 10.77.0.1 fd77::1    |---------| eth1 10.77.0.2 fd77::2           |
+#  |                           |         |   xdpong@eth1 (native XDP)       |
+#  | vb   10.78.0.1 fd78::1    |---------| va   10.78.0.2 fd78::2 (veth)    |
+#  +---------------------------+         |   xdpong.service: eth1 and va    |
+#                                        +----------------------------------+
+# The kernel's own echo is off in the guest's netns, so every reply the
+# peer gets is XDP's. Steps, each stopping the suite on failure:
+#   install     apt install ./xdpong_OLD.deb offline (its Depends resolve
+#               from apt's cache by Debian name), enable --now xdpong@eth1:
+#               native mode, IPv4 and IPv6 answered, STATUS= in status,
+#               every sandboxing option of the unit in force
+#   kill -9     of the main pid, under a 100/s stream: systemd restarts it,
+#               0 replies lost, every request counted once
+#   restart     systemctl restart, likewise (SIGUSR1 hand-over)
+#   reload      systemctl reload, likewise (same pid)
+#   upgrade     apt install ./xdpong_NEW.deb over the running service,
+#               likewise: the postinst try-restarts it into the new binary
+#   stop        detaches; the kernel answers again
+#   multi       xdpong.service with a two-interface xdpong.conf: start,
+#               both answered, reload after an edit (a new prefix is
+#               answered), stop
+#   remove      apt remove with the service running: no program, no pins,
+#               the kernel answers; purge removes the configuration
+#   watchdog    the newer package installed again, the program detached
+#               behind the service's back: systemd restarts the service
+#               within WatchdogSec, it attaches again with its maps pinned;
+#               then purge leaves no program, pin or libxdp state
+set -u
+export LC_ALL=C
+
+STREAM_RATE_INTERVAL=0.01 # 100 requests a second
+PEER=(ip netns exec peer)
+STEP=
+T0=$SECONDS
+read -r OLD NEW <versions
+OLD_DEB=$(ls ./xdpong_"${OLD}"_*.deb)
+NEW_DEB=$(ls ./xdpong_"${NEW}"_*.deb)
+
+# The unit's sandboxing, as shipped. A directive dropped from the unit
+# fails the suite until it is dropped here too, with the reason written
+# down in the unit: none is kept untested, none lost unnoticed.
+SANDBOX=(NoNewPrivileges ProtectSystem ProtectHome PrivateTmp ProtectKernelModules
+	ProtectControlGroups RestrictAddressFamilies RestrictNamespaces RestrictRealtime
+	LockPersonality MemoryDenyWriteExecute SystemCallArchitectures CapabilityBoundingSet)
+
+fail()
+{
+	echo "FAIL: $STEP: $*"
+	echo "--- systemctl status xdpong@eth1 xdpong:"
+	systemctl status --no-pager -l xdpong@eth1 xdpong 2>&1 | tail -n 40
+	exit 1
+}
+
+step()
+{
+	STEP=$1
+	echo "== $1 ($((SECONDS - T0)) s)"
+}
+
+passed()
+{
+	echo "ok: $STEP"
+}
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds, at most SECONDS.
+wait_for()
+{
+	local limit=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$limit" ] || return 1
+		sleep 0.2
+	done
+}
+
+prop()
+{
+	systemctl show -p "$2" --value "$1"
+}
+
+replied()
+{
+	xdpong stats "$1" --json | jq -r .replied
+}
+
+# replied_since BEFORE N: eth1 has replied N times since the count BEFORE
+# (a function: wait_for evaluates its words once).
+replied_since()
+{
+	[ "$(($(replied eth1) - $1))" -ge "$2" ]
+}
+
+# ping_ok ADDR: five requests, five replies.
+ping_ok()
+{
+	local out
+
+	out=$("${PEER[@]}" ping -n -c 5 -i 0.2 -W 2 "$1" 2>&1)
+	grep -q ' 5 received' <<<"$out" || fail "ping $1: $(grep -E 'transmitted|100%' <<<"$out")"
+}
+
+ping_none()
+{
+	local out
+
+	out=$("${PEER[@]}" ping -n -c 2 -i 0.3 -W 1 "$1" 2>&1)
+	grep -q ' 0 received' <<<"$out" || fail "ping $1 answered; expected no reply: $out"
+}
+
+kernel_echo()
+{
+	sysctl -qw net.ipv4.icmp_echo_ignore_all="$1" net.ipv6.icmp.echo_ignore_all="$1"
+}
+
+no_xdp()
+{
+	local dev=$1
+
+	ip -d link show dev "$dev" | grep -q 'prog/xdp' && fail "$dev still has an XDP program: $(ip -d link show dev "$dev")"
+	[ ! -e "/sys/fs/bpf/xdpong/$dev" ] || fail "pins left: $(ls -R /sys/fs/bpf/xdpong)"
+}
+
+#
+# under_stream WHAT COMMAND...: run COMMAND while the peer sends 100 echo
+# requests a second to eth1, once 100 of them are answered, and until a
+# second after COMMAND returned. The stream is two chains of pings at
+# 50/s, each a run of 250-request pings back to back, the second chain
+# 2.5 s behind the first, so that the moment a ping process starts is
+# always covered by the other chain. Requires every request of every
+# ping answered, and the replied counter to have grown by exactly the
+# requests sent (no count lost or doubled by the hand-over).
+#
+stream_chain()
+{
+	local tag=$1 k=0
+
+	sleep "$2"
+	while [ ! -e /tmp/stream/stop ] && [ "$k" -lt 100 ]; do
+		"${PEER[@]}" ping -n -q -i 0.02 -c 250 -W 2 10.77.0.2 >"/tmp/stream/$tag.$k" 2>&1
+		k=$((k + 1))
+	done
+}
+
+under_stream()
+{
+	local what=$1 before after f sent=0 runs=0 a b
+
+	shift
+	rm -rf /tmp/stream
+	mkdir -p /tmp/stream
+	before=$(replied eth1) || fail "stats eth1 before $what"
+	stream_chain a 0 &
+	a=$!
+	stream_chain b 2.5 &
+	b=$!
+	wait_for 30 replied_since "$before" 100 || fail "the stream is not answered before $what"
+	"$@" || { touch /tmp/stream/stop; wait; fail "$what failed"; }
+	sleep 1
+	touch /tmp/stream/stop
+	wait "$a" "$b"
+	for f in /tmp/stream/[ab].*; do
+		grep -q '250 packets transmitted, 250 received' "$f" ||
+			fail "replies lost around $what: $(grep transmitted "$f" || cat "$f")"
+		sent=$((sent + 250))
+		runs=$((runs + 1))
+	done
+	after=$(replied eth1) || fail "stats eth1 after $what"
+	[ "$((after - before))" -eq "$sent" ] ||
+		fail "replied counter grew by $((after - before)) across $what, expected $sent (before $before, after $after)"
+	echo "   $sent of $sent answered across $what ($runs pings of 250); replied $before -> $after"
+}
+
+# The service is up again with a main pid other than $1, and answering.
+restarted_from()
+{
+	local pid
+
+	pid=$(prop xdpong@eth1 MainPID)
+	[ "$pid" != 0 ] && [ "$pid" != "$1" ] && [ "$(prop xdpong@eth1 ActiveState)" = active ]
+}
+
+kill_main()
+{
+	local pid
+
+	pid=$(prop xdpong@eth1 MainPID)
+	kill -9 "$pid" || return 1
+	wait_for 60 restarted_from "$pid"
+}
+
+reload_same_pid()
+{
+	local pid=$1
+
+	systemctl reload xdpong@eth1 || return 1
+	[ "$(prop xdpong@eth1 MainPID)" = "$pid" ]
+}
+
+upgrade()
+{
+	local pid
+
+	pid=$(prop xdpong@eth1 MainPID)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$NEW_DEB" >/tmp/upgrade.log 2>&1 || {
+		cat /tmp/upgrade.log
+		return 1
+	}
+	wait_for 60 restarted_from "$pid"
+}
+
+setup_network()
+{
+	ip netns add peer
+	ip link set eth0 netns peer
+	ip link add va type veth peer name vb
+	ip link set vb netns peer
+	"${PEER[@]}" sh -ec '
+		ip link set lo up
+		ip addr add 10.77.0.1/24 dev eth0
+		ip addr add fd77::1/64 dev eth0 nodad
+		ip addr add 10.78.0.1/24 dev vb
+		ip addr add fd78::1/64 dev vb nodad
+		ip link set eth0 up
+		ip link set vb up
+		ip route add 192.0.2.0/24 via 10.78.0.2'
+	ip addr add 10.77.0.2/24 dev eth1
+	ip addr add fd77::2/64 dev eth1 nodad
+	ip addr add 10.78.0.2/24 dev va
+	ip addr add fd78::2/64 dev va nodad
+	ip link set eth1 up
+	ip link set va up
+	kernel_echo 0
+	# The cable carries frames both ways before anything else is tested.
+	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.77.0.2 || fail "no ping across the cable with the kernel answering"
+	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.78.0.2 || fail "no ping across the veth with the kernel answering"
+	kernel_echo 1
+}
+
+step "network"
+echo "   $(uname -r); systemd $(systemctl --version | head -n 1 | cut -d' ' -f2); packages $OLD and $NEW"
+setup_network
+ping_none 10.77.0.2
+passed
+
+step "install"
+dpkg-query -W xdpong >/dev/null 2>&1 && fail "xdpong is installed before the test"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$OLD_DEB" >/tmp/install.log 2>&1 ||
+	fail "apt install $OLD_DEB: $(tail -n 20 /tmp/install.log)"
+[ "$(dpkg-query -W -f '${Version}' xdpong)" = "$OLD" ] || fail "installed version is not $OLD"
+[ "$(xdpong --version | cut -d' ' -f2)" = "$OLD" ] || fail "xdpong --version: $(xdpong --version), package $OLD"
+systemctl is-active -q xdpong.service && fail "xdpong.service was started on install with no configuration"
+systemctl enable --now xdpong@eth1 || fail "systemctl enable --now xdpong@eth1"
+[ "$(systemctl is-enabled xdpong@eth1)" = enabled ] || fail "xdpong@eth1 is not enabled"
+xdpong status eth1 --json >/tmp/status.json || fail "xdpong status eth1: not attached"
+[ "$(jq -r '.interfaces[0].mode' /tmp/status.json)" = native ] ||
+	fail "not in native mode: $(jq -c '.interfaces[0] | {mode, dispatcher}' /tmp/status.json)"
+echo "   attached: $(jq -c '.interfaces[0] | {prog_id, mode, dispatcher, owner}' /tmp/status.json)"
+ping_ok 10.77.0.2
+ping_ok fd77::2
+[ "$(replied eth1)" -ge 10 ] || fail "the replies were not counted by xdpong"
+systemctl status --no-pager xdpong@eth1 | grep -q '^ *Status: "' ||
+	fail "no STATUS= line in systemctl status: $(systemctl status --no-pager xdpong@eth1 | head -n 12)"
+echo "   $(systemctl status --no-pager xdpong@eth1 | grep '^ *Status:' | sed 's/^ *//')"
+unit=$(systemctl show -p FragmentPath --value xdpong@eth1)
+for d in "${SANDBOX[@]}"; do
+	grep -q "^$d=" "$unit" || fail "$unit lacks $d= (kept in SANDBOX here: drop it here too, with the reason in the unit)"
+done
+pid=$(prop xdpong@eth1 MainPID)
+grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$pid/status" || fail "NoNewPrivileges not in force"
+capbnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")
+# CAP_NET_ADMIN (12) and CAP_SYS_ADMIN (21): the unit's bounding set.
+[ "$capbnd" = 0000000000201000 ] || fail "bounding set $capbnd, expected CAP_NET_ADMIN and CAP_SYS_ADMIN only"
+[ "$(prop xdpong@eth1 ProtectSystem)" = full ] || fail "ProtectSystem not in force"
+[ "$(prop xdpong@eth1 MemoryDenyWriteExecute)" = yes ] || fail "MemoryDenyWriteExecute not in force"
+passed
+
+step "kill -9"
+n0=$(prop xdpong@eth1 NRestarts)
+under_stream "kill -9 of the main pid" kill_main
+[ "$(prop xdpong@eth1 NRestarts)" -gt "$n0" ] || fail "systemd did not count a restart"
+passed
+
+step "restart"
+under_stream "systemctl restart" systemctl restart xdpong@eth1
+passed
+
+step "reload"
+under_stream "systemctl reload" reload_same_pid "$(prop xdpong@eth1 MainPID)"
+passed
+
+step "upgrade"
+under_stream "apt install of $NEW over the running service" upgrade
+[ "$(dpkg-query -W -f '${Version}' xdpong)" = "$NEW" ] || fail "installed version is not $NEW"
+pid=$(prop xdpong@eth1 MainPID)
+exe=$(readlink "/proc/$pid/exe")
+[ "$exe" = /usr/sbin/xdpong ] || fail "the service runs $exe, not the new /usr/sbin/xdpong"
+xdpong status eth1 --json >/tmp/status.json || fail "not attached after the upgrade"
+[ "$(jq -r '.interfaces[0].owner.version' /tmp/status.json)" = "$NEW" ] ||
+	fail "owner after the upgrade: $(jq -c '.interfaces[0].owner' /tmp/status.json)"
+passed
+
+step "stop"
+systemctl stop xdpong@eth1 || fail "systemctl stop"
+no_xdp eth1
+ping_none 10.77.0.2
+kernel_echo 0
+ping_ok 10.77.0.2
+kernel_echo 1
+systemctl disable -q xdpong@eth1
+passed
+
+step "multi"
+conf=/etc/xdpong/xdpong.conf
+cp "$conf" /tmp/xdpong.conf.orig
+cat >"$conf" <<-'EOF'
+	# Two interfaces, one process (tests/vm/systemd/suite.sh).
+	[interface eth1]
+	mode = native
+	[interface va]
+	mode = skb
+EOF
+systemctl start xdpong || fail "systemctl start xdpong"
+for a in 10.77.0.2 fd77::2 10.78.0.2 fd78::2; do ping_ok "$a"; done
+ping_none 192.0.2.7
+pid=$(prop xdpong MainPID)
+printf 'addr = 192.0.2.0/24\n' >>"$conf"
+systemctl reload xdpong || fail "systemctl reload xdpong after adding a prefix to va"
+wait_for 10 "${PEER[@]}" ping -c 1 -W 1 192.0.2.7 || fail "the new prefix is not answered after the reload"
+[ "$(prop xdpong MainPID)" = "$pid" ] || fail "reload changed the main pid"
+printf 'no-such-key = 1\n' >>"$conf"
+systemctl reload xdpong 2>/dev/null && fail "a reload with an invalid file succeeded"
+[ "$(prop xdpong ActiveState)" = active ] || fail "an invalid file stopped the service"
+ping_ok 192.0.2.7
+systemctl stop xdpong || fail "systemctl stop xdpong"
+no_xdp eth1
+no_xdp va
+cp /tmp/xdpong.conf.orig "$conf"
+passed
+
+step "remove"
+systemctl start xdpong@eth1 || fail "systemctl start xdpong@eth1"
+ping_ok 10.77.0.2
+DEBIAN_FRONTEND=noninteractive apt-get remove -y -q xdpong >/tmp/remove.log 2>&1 ||
+	fail "apt remove: $(tail -n 20 /tmp/remove.log)"
+systemctl is-active -q xdpong@eth1 && fail "xdpong@eth1 still active after remove"
+no_xdp eth1
+[ -z "$(ls -A /sys/fs/bpf/xdpong 2>/dev/null)" ] || fail "pins left after remove: $(ls -R /sys/fs/bpf/xdpong)"
+kernel_echo 0
+ping_ok 10.77.0.2
+[ -e "$conf" ] || fail "remove took the configuration (only purge may)"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -q xdpong >/tmp/purge.log 2>&1 ||
+	fail "apt purge: $(tail -n 20 /tmp/purge.log)"
+for f in /etc/xdpong /etc/default/xdpong; do
+	[ ! -e "$f" ] || fail "purge left $f"
+done
+passed
+
+step "watchdog"
+# From the purged state, the newer package again; then the program is
+# detached behind the service's back.
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$NEW_DEB" >/tmp/install.log 2>&1 ||
+	fail "apt install $NEW_DEB after purge: $(tail -n 20 /tmp/install.log)"
+kernel_echo 1
+systemctl enable -q --now xdpong@eth1 || fail "systemctl enable --now xdpong@eth1 after reinstall"
+ping_ok 10.77.0.2
+pid=$(prop xdpong@eth1 MainPID)
+wd=$(prop xdpong@eth1 WatchdogUSec)
+ip link set dev eth1 xdp off || fail "cannot detach behind the service's back"
+ping_none 10.77.0.2
+# WatchdogSec, then the restart (RestartSec=1s) and the attach, under TCG.
+wait_for $((${wd%s} + 30)) restarted_from "$pid" || fail "no restart within $wd + 30 s"
+journalctl -b -u xdpong@eth1 --no-pager | grep -qi 'watchdog timeout' ||
+	fail "the restart was not the watchdog's: $(journalctl -b -u xdpong@eth1 --no-pager | tail -n 10)"
+wait_for 30 xdpong status eth1 || fail "not attached again after the watchdog restart"
+ping_ok 10.77.0.2
+xdpong status eth1 --json >/tmp/status.json
+[ "$(jq -r '.interfaces[0].maps.stats' /tmp/status.json)" = \
+	"$(bpftool map show pinned /sys/fs/bpf/xdpong/eth1/stats -j 2>/dev/null | jq -r .id)" ] ||
+	fail "the restarted service's maps are not the pinned ones: $(ls /sys/fs/bpf/xdpong/eth1 2>&1)"
+passed
+
+step "remove after the watchdog"
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -q xdpong >/tmp/remove.log 2>&1 ||
+	fail "apt purge: $(tail -n 20 /tmp/remove.log)"
+no_xdp eth1
+[ -z "$(ls -A /sys/fs/bpf/xdpong 2>/dev/null)" ] || fail "pins left after purge: $(ls -R /sys/fs/bpf/xdpong)"
+ls -d /sys/fs/bpf/xdp/dispatch-* >/dev/null 2>&1 && fail "libxdp's pins left: $(ls /sys/fs/bpf/xdp)"
+passed
+
+echo "systemd suite: all steps passed in $((SECONDS - T0)) s"
