@@ -43,12 +43,13 @@ PACKAGES=(
 # (depmod on the host for the unpacked kernels, modprobe in the guest from
 # the shared root), cpio (the initramfs archive), xz-utils and zstd
 # (decompressing modules for busybox's insmod), iproute2 (ss: free UDP
-# ports for --nics). Without recommends: qemu-system-x86 would bring a
-# GUI, firmware and more.
+# ports for --nics), mmdebstrap (the Debian 12 root of systemd-guest.sh, the
+# guest whose init is systemd). Without recommends: qemu-system-x86 would
+# bring a GUI, firmware and more.
 WHAT="build and test"
 INSTALL_OPTS=()
 if [ "${1:-}" = --vm ]; then
-	PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2)
+	PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 mmdebstrap)
 	WHAT="VM harness"
 	INSTALL_OPTS=(--no-install-recommends)
 elif [ $# -gt 0 ]; then
