@@ -76,6 +76,21 @@ const char *mode_name(int mode)
 	}
 }
 
+int attachment_of_prog(__u32 prog_id, struct attachment *a)
+{
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	for (int m = 0; m < MAP_COUNT; m++)
+		a->map_fd[m] = -1;
+	a->prog_id = prog_id;
+	a->prog_fd = bpf_prog_get_fd_by_id(prog_id);
+	ret = a->prog_fd < 0 ? -errno : open_maps(a);
+	if (ret)
+		attachment_close(a);
+	return ret;
+}
+
 /*
  * Two xdpongs in one chain: a takeover under way, or one a killed takeover
  * left. The one the active word names is the live one (chain.c); with the
@@ -90,11 +105,7 @@ static __u32 pick_active(const __u32 *ids, int n)
 		__u32 key = 0;
 		bool match;
 
-		memset(&t, 0, sizeof(t));
-		for (int m = 0; m < MAP_COUNT; m++)
-			t.map_fd[m] = -1;
-		t.prog_fd = bpf_prog_get_fd_by_id(ids[i]);
-		match = t.prog_fd >= 0 && !open_maps(&t) && t.map_fd[MAP_ACTIVE] >= 0 &&
+		match = !attachment_of_prog(ids[i], &t) && t.map_fd[MAP_ACTIVE] >= 0 &&
 			!bpf_map_lookup_elem(t.map_fd[MAP_ACTIVE], &key, &active) && active &&
 			!rodata_read(&t, &ro) && ro.cfg_gen == active;
 		attachment_close(&t);

@@ -37,8 +37,7 @@
 #include "xdpong.skel.h"
 #include "anchor.skel.h"
 
-/* libxdp's environment: its bpffs directory, and its off switch. */
-#define LIBXDP_BPFFS_ENV "LIBXDP_BPFFS"
+/* libxdp's environment: its off switch (its bpffs: LIBXDP_BPFFS_ENV). */
 #define LIBXDP_SKIP_ENV "LIBXDP_SKIP_DISPATCHER"
 
 /* The anchor, loaded: its XDP program only (the probe needs a target). */

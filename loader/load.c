@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if_arp.h>
-#include <sys/stat.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -64,15 +63,6 @@ static int foreign_detach(const struct link_info *li, __u32 prog_id)
 				 strerror(-ret));
 	log_note("%s: detached XDP program id %u (--force)", li->name, prog_id);
 	return 0;
-}
-
-/* This process's network namespace, as the kernel numbers it (ns.inum):
- * an ifindex names an interface only within it. 0 if unknown. */
-static __u32 netns_ino(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
 }
 
 static __u32 mode_flag(int mode)

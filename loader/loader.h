@@ -24,6 +24,8 @@
 
 #define PIN_ROOT "/sys/fs/bpf/xdpong"
 #define BPFFS_ROOT "/sys/fs/bpf"
+/* libxdp's bpffs (its directory is xdp/ in it), if not BPFFS_ROOT. */
+#define LIBXDP_BPFFS_ENV "LIBXDP_BPFFS"
 
 /* Exit codes: 0 ok, 1 failure, 2 bad usage (as iproute2 and xdp-tools). */
 #define EXIT_USAGE 2
@@ -46,6 +48,8 @@ struct link_info {
 	__u8 xdp_attached;    /* XDP_ATTACHED_* */
 	__u32 xdp_prog_id;
 	__u32 xdp_drv_prog_id; /* the native-mode program, 0 if none */
+	__u32 xdp_skb_prog_id; /* the skb-mode one, when more than one is attached */
+	__u32 xdp_hw_prog_id;  /* the offloaded one, likewise */
 };
 /* Look up IFACE by name (ifindex > 0: by index). 0, or -errno. */
 int link_get(const char *name, int ifindex, struct link_info *out);
@@ -53,6 +57,9 @@ int link_get(const char *name, int ifindex, struct link_info *out);
 int link_get_peer(const struct link_info *veth, struct link_info *peer);
 /* link_get by name, each failure explained on stderr. 0 or -1. */
 int iface_lookup(const char *name, struct link_info *li);
+/* This process's network namespace, as the kernel numbers it (ns.inum):
+ * an ifindex names an interface only within it. 0 if unknown. */
+__u32 netns_ino(void);
 /* Set in ifa_flags for an IPv4 subnet's broadcast address (IFA_BROADCAST). */
 #define ADDR_CB_BROADCAST (1U << 31)
 /*
@@ -200,6 +207,9 @@ struct attachment {
  * not attached (*other_id set to a foreign program's id, if any), -errno.
  */
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id);
+/* Program prog_id and its maps, found by name as attachment_find does,
+ * wherever (or whether) it is attached: a->li is left empty. 0, -errno. */
+int attachment_of_prog(__u32 prog_id, struct attachment *a);
 void attachment_close(struct attachment *a);
 /* Privilege check, IFACE lookup and attachment_find, each failure
  * explained (the commands that need a live xdpong). 0 or -1. */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <net/if_arp.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
@@ -174,6 +175,10 @@ static bool parse_xdp(struct rtattr *nest, struct link_info *li)
 			ok &= rta_u32(a, &li->xdp_prog_id);
 		else if (a->rta_type == IFLA_XDP_DRV_PROG_ID)
 			ok &= rta_u32(a, &li->xdp_drv_prog_id);
+		else if (a->rta_type == IFLA_XDP_SKB_PROG_ID)
+			ok &= rta_u32(a, &li->xdp_skb_prog_id);
+		else if (a->rta_type == IFLA_XDP_HW_PROG_ID)
+			ok &= rta_u32(a, &li->xdp_hw_prog_id);
 	}
 	return ok;
 }
@@ -363,6 +368,13 @@ int iface_lookup(const char *name, struct link_info *li)
 	if (ret)
 		return log_error("cannot read interface '%s': %s", name, strerror(-ret));
 	return 0;
+}
+
+__u32 netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
 }
 
 /* ---- following changes: the link and address multicast groups ---- */
