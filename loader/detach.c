@@ -41,6 +41,9 @@ static int detach_main(const struct opts *o)
 	}
 	ret = attachment_find(li.ifindex, &a, &other);
 	if (ret == -ENOENT) {
+		/* Detached without libxdp (ip link set dev IFACE xdp off) from
+		 * its dispatcher: libxdp's leftovers hold it, and its pins. */
+		leftovers_release(li.name, li.ifindex, 0);
 		pins_release(li.name, 0);
 		if (other)
 			log_error("%s has XDP program id %u, which is not xdpong; not touching it",
@@ -64,8 +67,10 @@ static int detach_main(const struct opts *o)
 	 * there, stood down. */
 	if (!ret && a.dispatcher)
 		detach_stale(&li, a.xdp_mode);
-	if (!ret)
+	if (!ret) {
+		leftovers_release(li.name, li.ifindex, 0);
 		pins_release(li.name, a.map_id[MAP_STATS]);
+	}
 	attachment_close(&a);
 	if (ret) {
 		log_error("failed to detach xdpong (program id %u) from %s: %s%s", a.prog_id,

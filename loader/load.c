@@ -233,7 +233,14 @@ static int kernel_check(const struct link_info *li, const struct opts *o)
  * Whether the maps are pinned. */
 static bool pins_refresh(const struct attachment *lv, __u32 old_stats_id)
 {
-	if (bpffs_ensure() || pins_prepare(lv->li.name, old_stats_id))
+	if (bpffs_ensure())
+		goto not_pinned;
+	/* An earlier xdpong whose dispatcher was detached without libxdp
+	 * (`ip link set dev IFACE xdp off`, then a kill -9 or a watchdog's
+	 * restart) is held by libxdp's pins alone, and would keep its maps'
+	 * pins in use: they go first (leftover.c), its counters with them. */
+	leftovers_release(lv->li.name, lv->li.ifindex, 0);
+	if (pins_prepare(lv->li.name, old_stats_id))
 		goto not_pinned;
 	pins_remove(lv->li.name); /* the old program's, or none */
 	if (!pins_create(lv->li.name, lv->map_fd)) {

@@ -6,7 +6,8 @@
  * a subcommand. Reading order, from the bottom up, as the sections below
  * (log.h, prefix.h, nlsock.h, opts.h and probe.h first): netlink, privs, owner,
  * layout, pins, attachment, bss, addrmap, counters, output, prom,
- * takeover, txwatch, load, then the service's: conffile, service, http.
+ * chain, leftover, takeover, txwatch, load, then the service's: conffile,
+ * service, http.
  */
 #ifndef XDPONG_LOADER_H
 #define XDPONG_LOADER_H
@@ -386,6 +387,19 @@ struct takeover;
  * 0, or -1 said (nothing changed on the interface). */
 int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 old_gen,
 		   __u64 new_gen, int mode, struct takeover *tk);
+
+/* ---- leftover.c: what libxdp leaves of a dispatcher detached without it ---- */
+/*
+ * Remove libxdp's pin directories of dispatchers that were attached to
+ * ifindex in this network namespace and no longer are, and that hold
+ * xdpong program prog_id (run's own), or with prog_id 0 any xdpong loaded
+ * for ifindex here that is not on it still (its .rodata says which); then,
+ * with prog_id 0, wait for the programs they held to leave the kernel.
+ * Each removal is said (ifname: for messages). How many directories;
+ * -EBUSY if prog_id is still on the interface; -ENODEV if ifindex is gone
+ * from this namespace (nothing is touched: it may have moved); -errno.
+ */
+int leftovers_release(const char *ifname, int ifindex, __u32 prog_id);
 
 /* ---- takeover.c: keeping an attached xdpong's state ---- */
 struct takeover {
