@@ -708,6 +708,10 @@ void load_down(struct attachment *lv, bool detach)
 		/* Only our program: if another took its place, leave that one be. */
 		if (bpf_xdp_detach(lv->li.ifindex, mode_flag(lv->xdp_mode), &opts) && lv->prog)
 			xdp_program__detach(lv->prog, lv->li.ifindex, lv->xdp_mode, 0);
+		/* Its dispatcher detached without libxdp: what libxdp left of it
+		 * holds our program (leftover.c). */
+		if (lv->dispatcher)
+			leftovers_release(lv->li.name, lv->li.ifindex, lv->prog_id);
 		/* Ours or stale; never another namespace's live ones. */
 		pins_release(lv->li.name, lv->map_id[MAP_STATS]);
 		lv->attached_here = false;

@@ -483,6 +483,7 @@ struct served {
 	struct snapshot prev, cur;
 	bool have_stats;
 	bool resync;          /* addresses changed: service_flush() resyncs */
+	bool lost;            /* detached behind our back: service_lost() released it */
 };
 struct service {
 	struct served v[CONFIG_MAX_IFACES];
@@ -498,6 +499,10 @@ void served_down(struct served *v, bool detach);
 void served_resync(struct served *v, bool quiet);
 /* Is our program still the one on the interface? */
 bool served_answering(const struct served *v);
+/* How many attached interfaces' programs are no longer on them (detached
+ * behind our back); what would outlive us of each is released: libxdp's
+ * pins of a dispatcher detached without it, and our pins. */
+int service_lost(struct service *svc);
 /* A netlink event (monitor_read_all's callback). Address changes are
  * only marked: service_flush() resyncs once the socket is drained. */
 void service_event(struct service *svc, int ifindex, int ev);

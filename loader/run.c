@@ -122,14 +122,6 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 	st->cfg = c;
 }
 
-static bool all_answering(const struct service *svc)
-{
-	for (int i = 0; i < svc->n; i++)
-		if (svc->v[i].up && !served_answering(&svc->v[i]))
-			return false;
-	return true;
-}
-
 static void notify_status(const struct service *svc)
 {
 	unsigned long long rep = 0, pas = 0, drp = 0;
@@ -277,7 +269,9 @@ static void on_watchdog(struct loop *l)
 
 	if (read(l->dog, &ticks, sizeof(ticks)) < 0)
 		return;
-	if (!all_answering(l->svc)) {
+	/* A detached one's leftovers are released first: systemd's kill
+	 * (SIGABRT) leaves no time for it. */
+	if (service_lost(l->svc)) {
 		/* No more pets: systemd restarts us, and the new run attaches. */
 		log_error("a program of this run is no longer attached; not telling the watchdog all is well");
 		sd_notify(0, "STATUS=a program was detached by someone else");

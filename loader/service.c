@@ -66,6 +66,7 @@ int served_up(struct served *v)
 		return -1;
 	}
 	v->up = true;
+	v->lost = false;
 	v->since = time(NULL);
 	v->why[0] = '\0';
 	v->have_stats = !snapshot_read(&v->a, &v->cur);
@@ -212,6 +213,42 @@ bool served_answering(const struct served *v)
 	/* In the dispatcher: still one of its programs. */
 	return !chain_query(v->a.li.ifindex, &c) && c.dispatcher &&
 	       chain_position(&c, v->a.prog_id) >= 0;
+}
+
+/*
+ * Our program is no longer on the interface: someone detached it behind
+ * our back (`ip link set dev IFACE xdp off`). Under systemd the watchdog's
+ * pets stop and systemd kills this run (SIGABRT: no cleanup then) and
+ * starts another, which attaches a new program. So what would outlive us
+ * goes now: in libxdp's dispatcher, libxdp's pins of that dispatcher,
+ * which keep our program and its maps alive for good (leftover.c); and
+ * our pins, which would keep the next run from pinning its maps. Only
+ * once the kernel says our program is off the interface (leftovers_release
+ * checks under libxdp's lock). The counters start from zero in the next run.
+ */
+static void served_lost(struct served *v)
+{
+	if (v->lost || leftovers_release(v->name, v->a.li.ifindex, v->a.prog_id) < 0)
+		return; /* on the interface after all (-EBUSY), or cannot tell */
+	v->lost = true;
+	if (pins_match(v->name, v->a.map_id[MAP_STATS]) && pins_remove(v->name))
+		log_note("%s: removed the pins of program id %u, which is no longer attached",
+			 v->name, v->a.prog_id);
+}
+
+int service_lost(struct service *svc)
+{
+	int n = 0;
+
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+
+		if (v->up && !served_answering(v)) {
+			served_lost(v);
+			n++;
+		}
+	}
+	return n;
 }
 
 int service_prom(struct service *svc, FILE *f)
