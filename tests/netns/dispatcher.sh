@@ -3,7 +3,10 @@
 #
 # xdpong shares the interface through libxdp's dispatcher, next to
 # xdp-filter and a program loaded with xdp-loader, where the kernel allows
-# it; where it does not, it attaches alone and says so.
+# it; where it does not, it attaches alone and says so. A dispatcher
+# detached without libxdp (ip link set dev IFACE xdp off) leaves nothing
+# of xdpong behind: not libxdp's pins of it, not xdpong's (step 8), and
+# another namespace's interface of the same name and ifindex is left alone.
 #
 #   ns ping                               ns resp (kernel echo off)
 #  +---------------------+  veth pair  +--------------------------------+
@@ -16,7 +19,7 @@
 # xdpong: Debian 12's and 13's kernels do (the VM suite), this machine's
 # refuses extension programs. Everything through nsenter: libxdp keeps
 # the dispatcher's links as pins in the host's bpffs.
-# xdpt-timeout: 240
+# xdpt-timeout: 600
 . "$(dirname "$0")/../lib/lib.sh"
 unset LIBXDP_SKIP_DISPATCHER # lib.sh's: sharing is what this tests
 
@@ -36,13 +39,19 @@ NSE=(nsenter "--net=/run/netns/$NS_RESP")
 xdpt_track_pins "$IF_RESP"
 xdpt_tmpdir
 
+NS_TWIN=
 # The dispatcher's links are pinned in the host's bpffs, where the
-# namespace's deletion does not reach: every program goes first.
+# namespace's deletion does not reach: every program goes first, and what
+# libxdp left of a dispatcher detached without it (step 8) with xdpong's
+# detach.
 chain_cleanup()
 {
-	local rc=$?
+	local rc=$? ns
 
-	"${NSE[@]}" xdp-loader unload "$IF_RESP" --all >/dev/null 2>&1
+	for ns in "$NS_RESP" $NS_TWIN; do
+		nsenter "--net=/run/netns/$ns" xdp-loader unload "$IF_RESP" --all >/dev/null 2>&1
+		nsenter "--net=/run/netns/$ns" "$XDPONG" detach "$IF_RESP" >/dev/null 2>&1
+	done
 	(exit "$rc")
 	xdpt_cleanup
 }
@@ -312,4 +321,155 @@ xdpt_rc 1 env LIBXDP_SKIP_DISPATCHER=1 "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_assert_match "runs xdpfilt_alw_all \(id [0-9]+\), chain_tail \(id [0-9]+\) through libxdp's dispatcher, but xdpong cannot join it here: LIBXDP_SKIP_DISPATCHER=1 is set. --force replaces them all" \
 	"$XDPT_ERR" "attach with the dispatcher switched off"
 xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" "programs after the refused attach"
+
+xdpt_log "8. detached without libxdp (ip link set dev $IF_RESP xdp off): nothing of it outlives xdpong"
+# libxdp keeps a dispatcher's links, and through them its programs and
+# their maps, as pins in LIBXDP_DIR/dispatch-IFINDEX-ID, and removes them
+# only when it detaches the dispatcher itself. xdpong alone in the
+# dispatcher here, so that its detach leaves no dispatcher at all.
+xdpt_ok "${NSE[@]}" xdp-loader unload "$IF_RESP" --all
+LIBXDP_DIR=/sys/fs/bpf/xdp
+IFX=$(ip -n "$NS_RESP" -j link show dev "$IF_RESP" | jq -r '.[0].ifindex')
+PIN_DIR=$XDPT_PIN_ROOT/$IF_RESP
+
+# libxdp's directories of IF_RESP's dispatchers (ifindex IFX), by name.
+disp_dirs() { (cd "$LIBXDP_DIR" 2>/dev/null && ls -d "dispatch-$IFX-"* 2>/dev/null) | xargs; }
+# `ip link set dev IFACE xdp off` in NS, in whichever mode the dispatcher is.
+xdp_off()
+{
+	ip -n "$1" link set dev "$IF_RESP" xdpgeneric off
+	ip -n "$1" link set dev "$IF_RESP" xdpdrv off
+	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$1" "$IF_RESP")" "XDP program on $IF_RESP in $1 after xdp off"
+}
+# The id of the pinned stats map, and of the attached xdpong's (status).
+pinned_stats() { bpftool map show pinned "$PIN_DIR/stats" -j 2>/dev/null | jq -r .id; }
+attached_stats()
+{
+	"${NSE[@]}" "$XDPONG" status "$IF_RESP" --json | jq -r '.interfaces[0].maps.stats'
+}
+# Nothing of xdpong on IF_RESP: no pins, no libxdp directory, no program.
+nothing_left() { [ ! -e "$PIN_DIR" ] && [ -z "$(disp_dirs)" ]; }
+prog_gone() { ! bpftool prog show id "$1" >/dev/null 2>&1; }
+assert_nothing_left()
+{
+	xdpt_wait 5 nothing_left ||
+		xdpt_fail "$1: left $(ls "$PIN_DIR" 2>/dev/null | xargs) in $PIN_DIR, $(disp_dirs) in $LIBXDP_DIR"
+}
+# The pins are the attached xdpong's.
+assert_pinned()
+{
+	local id
+
+	id=$(attached_stats)
+	[[ $id =~ ^[0-9]+$ ]] || xdpt_fail "$1: no stats map in status: $id"
+	xdpt_assert_eq "$id" "$(pinned_stats)" "$1: the pinned stats map is the attached xdpong's"
+}
+# run (RUN_PID) lives, joined a dispatcher on IF_RESP, and pinned its maps.
+run_joined()
+{
+	kill -0 "$RUN_PID" 2>/dev/null && [ "$(chain_names)" = xdpong ] &&
+		[ -n "$(disp_dirs)" ] && [ -e "$PIN_DIR/stats" ] &&
+		"${NSE[@]}" xdp-loader status "$IF_RESP" | grep -q xdp_dispatcher
+}
+
+xdpt_log "8a. run under a watchdog notices, and removes libxdp's directory and its pins before systemd kills it"
+# WATCHDOG_USEC is what run reads of systemd's watchdog (without
+# NOTIFY_SOCKET its messages go nowhere): a check every 0.2 s.
+WATCHDOG_USEC=400000 "${NSE[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run8.txt" 2>&1 &
+RUN_PID=$!
+xdpt_wait 20 run_joined || xdpt_fail "run did not join a dispatcher: $(cat "$XDPT_TMP/run8.txt")"
+kid=$(chain_id xdpong)
+ddir=$(disp_dirs)
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+xdp_off "$NS_RESP"
+xdpt_wait 10 grep -q "removed the pins of program id $kid" "$XDPT_TMP/run8.txt" ||
+	xdpt_fail "run did not release what the detach left: $(cat "$XDPT_TMP/run8.txt")"
+xdpt_assert_match "no longer attached; not telling the watchdog" "$(cat "$XDPT_TMP/run8.txt")" \
+	"run stops petting the watchdog"
+xdpt_assert_match "removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached without libxdp, and they kept xdpong program id $kid and its maps alive" \
+	"$(cat "$XDPT_TMP/run8.txt")" "run says what of libxdp's it removed"
+assert_nothing_left "after run noticed the detach"
+# systemd's kill at the watchdog's timeout (SIGABRT: no cleanup either).
+kill -9 "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null
+xdpt_wait 10 prog_gone "$kid" || xdpt_fail "program id $kid outlived its run"
+xdpt_log "    the restarted run pins its maps; SIGTERM leaves nothing"
+"${NSE[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run9.txt" 2>&1 &
+RUN_PID=$!
+xdpt_wait 20 run_joined || xdpt_fail "the new run did not join a dispatcher: $(cat "$XDPT_TMP/run9.txt")"
+xdpt_assert_no_match "not pinned" "$(cat "$XDPT_TMP/run9.txt")" "the new run's note on pins"
+assert_pinned "the new run"
+kid=$(chain_id xdpong)
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+kill -TERM "$RUN_PID"
+wait "$RUN_PID"
+xdpt_assert_eq 0 "$?" "run's exit code after SIGTERM"
+assert_nothing_left "after the new run's SIGTERM"
+xdpt_wait 10 prog_gone "$kid" || xdpt_fail "program id $kid outlived its run's SIGTERM"
+
+xdpt_log "8b. kill -9, then the detach: the next attach removes the leftovers and pins its maps"
+"${NSE[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run10.txt" 2>&1 &
+RUN_PID=$!
+xdpt_wait 20 run_joined || xdpt_fail "run did not join a dispatcher: $(cat "$XDPT_TMP/run10.txt")"
+kid=$(chain_id xdpong)
+kill -9 "$RUN_PID"
+wait "$RUN_PID" 2>/dev/null
+xdp_off "$NS_RESP"
+ddir=$(disp_dirs)
+# What the bug was: libxdp's directory keeps the program, which keeps
+# xdpong's pins in use.
+[ -n "$ddir" ] && [ -e "$PIN_DIR/stats" ] && ! prog_gone "$kid" ||
+	xdpt_fail "kill -9 and the detach left '$ddir' and $(ls "$PIN_DIR" 2>/dev/null | xargs)"
+xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
+xdpt_log "$XDPT_ERR"
+xdpt_assert_match "removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached without libxdp, and they kept xdpong program id $kid" \
+	"$XDPT_ERR" "attach says what of libxdp's it removed"
+xdpt_assert_no_match "not pinned" "$XDPT_ERR" "attach's note on pins"
+xdpt_assert_match "maps pinned in $PIN_DIR" "$XDPT_OUT" "attach pinned its maps"
+assert_pinned "the attach after kill -9 and the detach"
+xdpt_assert_ne "$ddir" "$(disp_dirs)" "libxdp's directory after the attach (the new dispatcher's)"
+xdpt_wait 10 prog_gone "$kid" || xdpt_fail "program id $kid outlived libxdp's directory"
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
+xdpt_assert_eq 2 "$r4" "reply_echo4 of the new program (counters start afresh)"
+xdpt_ok "${NSE[@]}" "$XDPONG" detach "$IF_RESP"
+assert_nothing_left "after detach"
+
+xdpt_log "8c. attach, then the detach: 'xdpong detach' (the package's removal) removes the leftovers"
+xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
+kid=$(chain_id xdpong)
+xdp_off "$NS_RESP"
+ddir=$(disp_dirs)
+[ -n "$ddir" ] || xdpt_fail "the detach left no libxdp directory: nothing to test"
+xdpt_rc 1 "${NSE[@]}" "$XDPONG" detach "$IF_RESP"
+xdpt_assert_match "xdpong is not attached here" "$XDPT_ERR" "detach says it is not attached"
+xdpt_assert_match "removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached without libxdp, and they kept xdpong program id $kid" \
+	"$XDPT_ERR" "detach says what of libxdp's it removed"
+assert_nothing_left "after detach"
+xdpt_wait 10 prog_gone "$kid" || xdpt_fail "program id $kid outlived detach"
+
+xdpt_log "8d. another namespace's interface of the same name and ifindex (nsenter: one bpffs) is left alone"
+xdpt_ns_new NS_TWIN twin
+NST=(nsenter "--net=/run/netns/$NS_TWIN")
+ip -n "$NS_TWIN" link add name "$IF_RESP" index "$IFX" type dummy ||
+	xdpt_fail "cannot create a dummy $IF_RESP with ifindex $IFX in $NS_TWIN"
+ip -n "$NS_TWIN" link set dev "$IF_RESP" up
+xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
+kid=$(chain_id xdpong)
+ddir=$(disp_dirs)
+pin=$(pinned_stats)
+xdpt_ok "${NST[@]}" "$XDPONG" attach "$IF_RESP" --mode skb
+xdpt_assert_match "another live xdpong" "$XDPT_ERR" "the twin's attach leaves resp's pins, and says so"
+xdpt_assert_no_match "removed" "$XDPT_ERR" "the twin's attach removes nothing"
+twin=$(disp_dirs | tr ' ' '\n' | grep -vx "$ddir")
+[ -n "$twin" ] || xdpt_fail "the twin did not join a dispatcher of its own: $(disp_dirs)"
+xdp_off "$NS_TWIN"
+xdpt_rc 1 "${NST[@]}" "$XDPONG" detach "$IF_RESP"
+xdpt_assert_match "removed $LIBXDP_DIR/$twin," "$XDPT_ERR" "the twin's detach removes its own leftovers"
+xdpt_assert_eq "$ddir" "$(disp_dirs)" "libxdp's directories of ifindex $IFX after the twin's detach"
+xdpt_assert_eq "$pin" "$(pinned_stats)" "resp's pinned stats map after the twin's attach and detach"
+xdpt_assert_eq "$kid" "$(chain_id xdpong)" "resp's xdpong after the twin's attach and detach"
+xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
+xdpt_ok "${NSE[@]}" "$XDPONG" detach "$IF_RESP"
+assert_nothing_left "after resp's detach"
 xdpt_pass
