@@ -77,6 +77,8 @@ static const struct attr_rule link_rules[] = {
 	{ IFLA_XDP, IFLA_XDP_ATTACHED, A_FIXED, 1 },
 	{ IFLA_XDP, IFLA_XDP_PROG_ID, A_FIXED, 4 },
 	{ IFLA_XDP, IFLA_XDP_DRV_PROG_ID, A_FIXED, 4 },
+	{ IFLA_XDP, IFLA_XDP_SKB_PROG_ID, A_FIXED, 4 },
+	{ IFLA_XDP, IFLA_XDP_HW_PROG_ID, A_FIXED, 4 },
 };
 
 static const struct attr_rule *rule_of(int nest, int type)
@@ -180,6 +182,12 @@ static bool ref_link_attr(int nest, const struct rtattr *a, struct link_info *li
 	case IFLA_XDP_DRV_PROG_ID + (IFLA_XDP << 16):
 		li->xdp_drv_prog_id = attr_value(a, 4);
 		break;
+	case IFLA_XDP_SKB_PROG_ID + (IFLA_XDP << 16):
+		li->xdp_skb_prog_id = attr_value(a, 4);
+		break;
+	case IFLA_XDP_HW_PROG_ID + (IFLA_XDP << 16):
+		li->xdp_hw_prog_id = attr_value(a, 4);
+		break;
 	}
 	return true;
 }
@@ -259,6 +267,10 @@ static void check_link(const void *buf, int n)
 		   got.xdp_prog_id, want.xdp_prog_id);
 	FUZZ_CHECK(got.xdp_drv_prog_id == want.xdp_drv_prog_id,
 		   "xdp native prog id %u, expected %u", got.xdp_drv_prog_id, want.xdp_drv_prog_id);
+	FUZZ_CHECK(got.xdp_skb_prog_id == want.xdp_skb_prog_id,
+		   "xdp skb prog id %u, expected %u", got.xdp_skb_prog_id, want.xdp_skb_prog_id);
+	FUZZ_CHECK(got.xdp_hw_prog_id == want.xdp_hw_prog_id,
+		   "xdp offloaded prog id %u, expected %u", got.xdp_hw_prog_id, want.xdp_hw_prog_id);
 }
 
 /* ---- addr_cb ---- */

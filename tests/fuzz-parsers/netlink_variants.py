@@ -16,7 +16,7 @@ AF_INET, AF_INET6 = 2, 10
 IFLA = dict(ADDRESS=1, IFNAME=3, MTU=4, LINK=5, MASTER=10, LINKINFO=18, XDP=43,
             LINK_NETNSID=37)
 INFO_KIND = 1
-XDP = dict(ATTACHED=2, PROG_ID=4, DRV_PROG_ID=5)
+XDP = dict(ATTACHED=2, PROG_ID=4, DRV_PROG_ID=5, SKB_PROG_ID=6, HW_PROG_ID=7)
 IFA = dict(ADDRESS=1, LOCAL=2, BROADCAST=4, FLAGS=8)
 IFINDEX = 3
 
@@ -64,7 +64,9 @@ for name in ("MTU", "LINK", "MASTER", "LINK_NETNSID"):
     for what, v in sized(struct.pack("=I", 0x80 + IFLA[name]), 4):
         seed(0, [link([veth_kind(), attr(IFLA[name], v)])], f"IFLA_{name} {what}")
 for name, size, val in (("ATTACHED", 1, b"\x01"), ("PROG_ID", 4, struct.pack("=I", 77)),
-                        ("DRV_PROG_ID", 4, struct.pack("=I", 78))):
+                        ("DRV_PROG_ID", 4, struct.pack("=I", 78)),
+                        ("SKB_PROG_ID", 4, struct.pack("=I", 79)),
+                        ("HW_PROG_ID", 4, struct.pack("=I", 80))):
     for what, v in sized(val, size):
         # A program id comes with the mode it is attached in, as the kernel sends it.
         inner = attr(XDP[name], v) if name == "ATTACHED" else \
