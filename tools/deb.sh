@@ -44,24 +44,9 @@ log=$BUILD/deb/src/xdpong_$version.log
 exec 9>"$BUILD/deb/.lock"
 flock -w 900 9 || die "another make deb has held $BUILD/deb/.lock for 15 minutes"
 
-# The tree as it is now: committed files, then what the working tree
-# changed. Outside a git checkout (the copy tools/vm/trixie-build.sh makes,
-# which is just that), all of it but BUILD.
-rm -rf "$srcdir"
-mkdir -p "$srcdir"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git archive HEAD | tar -x -C "$srcdir"
-	git ls-files -m -o --exclude-standard -z | while IFS= read -r -d '' f; do
-		if [ -e "$f" ]; then
-			mkdir -p "$srcdir/$(dirname "$f")"
-			cp -a "$f" "$srcdir/$f"
-		else
-			rm -f "$srcdir/$f"
-		fi
-	done
-else
-	tar -c --exclude="./${BUILD#./}" -f - . | tar -x -C "$srcdir"
-fi
+# The tree as it is now (committed files and the working tree's changes;
+# outside a git checkout, all of it but BUILD).
+tools/tree-copy.sh "$srcdir" "$BUILD"
 
 if [ "$version" != "$base" ]; then
 	# A changelog entry by hand (deb-changelog(5)), in the top entry's

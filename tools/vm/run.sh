@@ -47,29 +47,8 @@ MEM=1536
 LOGS=
 VERBOSE=0
 ENVS=()
-TMP=
-QPID=
-
-die()
-{
-	echo "$PROG: $*" >&2
-	exit 125
-}
-
-usage()
-{
-	sed -n '4,/^$/{ s/^# \{0,1\}//; p }' "$0" | sed '$d'
-}
-
-cleanup()
-{
-	if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
-		kill "$QPID" 2>/dev/null
-		sleep 0.2
-		kill -9 "$QPID" 2>/dev/null
-	fi
-	[ -n "$TMP" ] && rm -rf -- "$TMP"
-}
+# shellcheck source=tools/vm/lib.sh
+. "$HERE/lib.sh"
 
 parse_args()
 {
@@ -170,23 +149,6 @@ build_initramfs()
 	(cd "$root" && find . | cpio -o -H newc --quiet) >"$out" || die "cannot write the initramfs"
 }
 
-# Two free UDP ports on 127.0.0.1 (not bound now; QEMU binds them).
-free_ports()
-{
-	local p q used i
-
-	used=$(ss -Hlun 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }')
-	for ((i = 0; i < 50; i++)); do
-		p=$((20000 + RANDOM % 40000))
-		q=$((p + 1))
-		if ! grep -qxE "$p|$q" <<<"$used"; then
-			echo "$p $q"
-			return 0
-		fi
-	done
-	return 1
-}
-
 # qemu_args KDIR INITRD ACCEL CMDLINE_EXTRA: the QEMU command line.
 qemu_args()
 {
@@ -284,13 +246,8 @@ main()
 		qemu_args "$kdir" "$TMP/initrd" "$accel" ""
 		if [ "$NICS" -gt 0 ]; then
 			ports=$(free_ports) || die "no free UDP port pair on 127.0.0.1"
-			set -- $ports
-			QARGS+=(
-				-netdev "socket,id=n0,udp=127.0.0.1:$2,localaddr=127.0.0.1:$1"
-				-device virtio-net-pci,netdev=n0,mac=52:54:00:78:64:01
-				-netdev "socket,id=n1,udp=127.0.0.1:$1,localaddr=127.0.0.1:$2"
-				-device virtio-net-pci,netdev=n1,mac=52:54:00:78:64:02
-			)
+			nic_args $ports
+			QARGS+=("${NIC_ARGS[@]}")
 		fi
 		: >"$TMP/console.log"
 		rm -f "$TMP/out/rc"
@@ -298,21 +255,8 @@ main()
 		QPID=$!
 		tail -n +1 -f --pid="$QPID" "$TMP/console.log" 2>/dev/null | show_console &
 		tailpid=$!
-		# Bound the guest: poll so that the console follower keeps going.
-		local deadline=$((SECONDS + TIMEOUT)) timed_out=0
-		while kill -0 "$QPID" 2>/dev/null; do
-			if [ "$SECONDS" -ge "$deadline" ]; then
-				timed_out=1
-				kill "$QPID" 2>/dev/null
-				sleep 1
-				kill -9 "$QPID" 2>/dev/null
-				break
-			fi
-			sleep 0.2
-		done
-		wait "$QPID"
-		rc=$?
-		QPID=
+		wait_guest "$TIMEOUT"
+		rc=$GUEST_RC timed_out=$TIMED_OUT
 		wait "$tailpid" 2>/dev/null
 		# A port taken between the check and QEMU's bind: new ports.
 		if [ "$NICS" -gt 0 ] && [ "$timed_out" = 0 ] && grep -q 'Address already in use' "$TMP/qemu.err"; then

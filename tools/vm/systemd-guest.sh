@@ -44,6 +44,8 @@ set -u
 
 PROG=tools/vm/systemd-guest.sh
 HERE=$(cd "$(dirname "$0")" && pwd) || exit 125
+# shellcheck source=tools/vm/lib.sh
+. "$HERE/lib.sh"
 CACHE=${XDPONG_VM_CACHE:-/var/cache/xdpong-vm}
 QEMU=${QEMU:-qemu-system-x86_64}
 SUITE=bookworm
@@ -56,8 +58,6 @@ MEM=4096
 LOGS=
 VERBOSE=0
 ROOTFS_ONLY=0
-TMP=
-QPID=
 
 # The guest's own packages, installed: init, device units (BindsTo= on the
 # NIC), the test's tools.
@@ -72,27 +72,6 @@ MASKED_UNITS=(apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.t
 	dpkg-db-backup.timer systemd-tmpfiles-clean.timer serial-getty@ttyS0.service
 	serial-getty@ttyS1.service getty@tty1.service getty.target console-getty.service
 	systemd-timesyncd.service)
-
-die()
-{
-	echo "$PROG: $*" >&2
-	exit 125
-}
-
-usage()
-{
-	sed -n '4,/^$/{ s/^# \{0,1\}//; p }' "$0" | sed '$d'
-}
-
-cleanup()
-{
-	if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
-		kill "$QPID" 2>/dev/null
-		sleep 0.2
-		kill -9 "$QPID" 2>/dev/null
-	fi
-	[ -n "$TMP" ] && rm -rf -- "$TMP"
-}
 
 parse_args()
 {
@@ -251,23 +230,6 @@ payload_cpio()
 	(cd "$top" && find . -mindepth 1 | cpio -o -H newc --quiet --owner=0:0) >"$out"
 }
 
-# Two free UDP ports on 127.0.0.1 (as run.sh picks them).
-free_ports()
-{
-	local p q used i
-
-	used=$(ss -Hlun 2>/dev/null | awk '{ n = split($4, a, ":"); print a[n] }')
-	for ((i = 0; i < 50; i++)); do
-		p=$((20000 + RANDOM % 40000))
-		q=$((p + 1))
-		if ! grep -qxE "$p|$q" <<<"$used"; then
-			echo "$p $q"
-			return 0
-		fi
-	done
-	return 1
-}
-
 # KVM if run.sh's probe found it usable this boot, else TCG.
 accel()
 {
@@ -286,7 +248,7 @@ accel()
 
 main()
 {
-	local kdir release base accel ports rc t0 secs timed_out=0 cpu kernel deadline tailpid
+	local kdir release base accel ports rc t0 secs timed_out cpu kernel tailpid
 
 	parse_args "$@"
 	base=$(rootfs) || exit 125
@@ -311,7 +273,7 @@ main()
 	[ -f "$kdir/vmlinux" ] && kernel=$kdir/vmlinux
 	echo "systemd-guest: kernel $(sed -n 's/^package=//p' "$kdir/info") ($release), Debian $SUITE with systemd, accel ${accel^^}, 2 vCPU, $MEM MiB, 2 virtio-net NICs"
 	ports=$(free_ports) || die "no free UDP port pair on 127.0.0.1"
-	set -- $ports
+	nic_args $ports
 	: >"$TMP/console.log"
 	: >"$TMP/output.log"
 	t0=$EPOCHREALTIME
@@ -320,10 +282,7 @@ main()
 		-kernel "$kernel" -initrd "$TMP/initrd" \
 		-append "console=ttyS0 rdinit=/sbin/init quiet panic=-1 systemd.show_status=false net.ifnames=0" \
 		-serial "file:$TMP/console.log" -serial "file:$TMP/output.log" \
-		-netdev "socket,id=n0,udp=127.0.0.1:$2,localaddr=127.0.0.1:$1" \
-		-device virtio-net-pci,netdev=n0,mac=52:54:00:78:64:01 \
-		-netdev "socket,id=n1,udp=127.0.0.1:$1,localaddr=127.0.0.1:$2" \
-		-device virtio-net-pci,netdev=n1,mac=52:54:00:78:64:02 \
+		"${NIC_ARGS[@]}" \
 		</dev/null >"$TMP/qemu.err" 2>&1 &
 	QPID=$!
 	if [ "$VERBOSE" = 1 ]; then
@@ -333,20 +292,8 @@ main()
 			awk '{ sub(/\r$/, "") } /^XDPONG-VM-START$/ { on = 1; next } /^XDPONG-VM-RC=/ { on = 0; next } on { print; fflush() }' &
 	fi
 	tailpid=$!
-	deadline=$((SECONDS + TIMEOUT))
-	while kill -0 "$QPID" 2>/dev/null; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			timed_out=1
-			kill "$QPID" 2>/dev/null
-			sleep 1
-			kill -9 "$QPID" 2>/dev/null
-			break
-		fi
-		sleep 0.2
-	done
-	wait "$QPID"
-	rc=$?
-	QPID=
+	wait_guest "$TIMEOUT"
+	timed_out=$TIMED_OUT
 	wait "$tailpid" 2>/dev/null
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	if [ -n "$LOGS" ]; then

@@ -52,17 +52,7 @@ if [ ! -x "$ROOT/usr/bin/clang" ] || [ ! -e "$ROOT/usr/include/xdp/libxdp.h" ]; 
 fi
 
 # The tree as it is now: committed files, then what the working tree changed.
-rm -rf "$ROOT/src"
-mkdir -p "$ROOT/src"
-git archive HEAD | tar -x -C "$ROOT/src"
-git ls-files -m -o --exclude-standard -z | while IFS= read -r -d '' f; do
-	if [ -e "$f" ]; then
-		mkdir -p "$ROOT/src/$(dirname "$f")"
-		cp -a "$f" "$ROOT/src/$f"
-	else
-		rm -f "$ROOT/src/$f"
-	fi
-done
+tools/tree-copy.sh "$ROOT/src"
 
 mounted=()
 cleanup()

@@ -219,27 +219,30 @@ upgrade()
 	wait_for 60 restarted_from "$pid"
 }
 
+# link_addrs NETNS DEV V4 V6: DEV up with V4/24 and V6/64 (NETNS: peer,
+# or - for the guest's own).
+link_addrs()
+{
+	local run=()
+
+	[ "$1" = - ] || run=(ip netns exec "$1")
+	"${run[@]}" ip addr add "$3/24" dev "$2" &&
+		"${run[@]}" ip addr add "$4/64" dev "$2" nodad &&
+		"${run[@]}" ip link set "$2" up || fail "cannot set up $2 in ${1/-/the guest}"
+}
+
 setup_network()
 {
 	ip netns add peer
 	ip link set eth0 netns peer
 	ip link add va type veth peer name vb
 	ip link set vb netns peer
-	"${PEER[@]}" sh -ec '
-		ip link set lo up
-		ip addr add 10.77.0.1/24 dev eth0
-		ip addr add fd77::1/64 dev eth0 nodad
-		ip addr add 10.78.0.1/24 dev vb
-		ip addr add fd78::1/64 dev vb nodad
-		ip link set eth0 up
-		ip link set vb up
-		ip route add 192.0.2.0/24 via 10.78.0.2'
-	ip addr add 10.77.0.2/24 dev eth1
-	ip addr add fd77::2/64 dev eth1 nodad
-	ip addr add 10.78.0.2/24 dev va
-	ip addr add fd78::2/64 dev va nodad
-	ip link set eth1 up
-	ip link set va up
+	"${PEER[@]}" ip link set lo up
+	link_addrs peer eth0 10.77.0.1 fd77::1
+	link_addrs peer vb 10.78.0.1 fd78::1
+	"${PEER[@]}" ip route add 192.0.2.0/24 via 10.78.0.2
+	link_addrs - eth1 10.77.0.2 fd77::2
+	link_addrs - va 10.78.0.2 fd78::2
 	kernel_echo 0
 	# The cable carries frames both ways before anything else is tested.
 	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.77.0.2 || fail "no ping across the cable with the kernel answering"
