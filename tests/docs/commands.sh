@@ -101,9 +101,9 @@ route()
 	"make demo") echo "run below: tools/demo.sh" ;;
 	"make install" | "man xdpong") echo "tests/install/install.sh" ;;
 	"make deb"*) echo "tests/install/deb.sh" ;;
-	"apt install ./build/deb/"*) echo "tests/install/deb.sh installs the package with dpkg --root, not into this host" ;;
+	"apt install ./build/deb/"*) echo "tests/vm/systemd_6.1 and systemd_6.12 install it with apt in a systemd guest; tests/install/deb.sh with dpkg --root" ;;
 	"make vmtest"*) echo "tests/vm/linux_*.sh: the same matrix, one kernel each" ;;
-	systemctl* | journalctl* | "echo 'XDPONG_OPTS="*) echo "no systemd here (PID 1 is not systemd); tests/install checks the unit" ;;
+	systemctl* | journalctl* | "echo 'XDPONG_"*) echo "no systemd here (PID 1 is not systemd): tests/vm/systemd_6.1 and systemd_6.12 run the units under systemd in a guest" ;;
 	[0-9][0-9]:[0-9][0-9]:*) echo "sample output, not a command" ;;
 	*) return 1 ;;
 	esac
