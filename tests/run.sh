@@ -185,7 +185,6 @@ for d in tests/*/; do
 	case $d in tests/netns | tests/cli | tests/lib) continue ;; esac
 	dirs+=("$d")
 done
-PARALLEL=()
 for d in "${dirs[@]}"; do
 	for t in "$d"/*.sh; do
 		[ -f "$t" ] || continue
@@ -193,56 +192,9 @@ for d in "${dirs[@]}"; do
 		# A test may ask for a longer limit: "# xdpt-timeout: SECONDS".
 		limit=$(sed -n 's/^# xdpt-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 		[ -n "$limit" ] && [ "$limit" -gt "$TEST_TIMEOUT" ] || limit=$TEST_TIMEOUT
-		# "# xdpt-parallel: yes": a guest under QEMU, left for the end.
-		if grep -qx '# xdpt-parallel: yes' "$t"; then
-			selected "${name%.sh}" && PARALLEL+=("${name%.sh} $limit $t")
-			continue
-		fi
 		run_test "${name%.sh}" "$limit" bash "$t"
 	done
 done
-
-#
-# The tests that boot a guest (tests/vm/), XDPT_JOBS (default 2) at a
-# time, after every other test. Each guest runs its tests on about one
-# host CPU (TCG: the guests' work is mostly one thread), so two side by
-# side take about half the time one after the other does, and nothing
-# else runs on the host then. Each prints its line when it ends, with
-# run_test's own rules (they make no namespaces or pins on the host).
-#
-run_parallel()
-{
-	local jobs=${XDPT_JOBS:-2} i=0 n=${#PARALLEL[@]} done_n=0 name limit t f
-	local -A running=()
-
-	[ "$n" -gt 0 ] || return 0
-	mkdir -p "$RUN_DIR/par"
-	while [ "$done_n" -lt "$n" ]; do
-		while [ "$i" -lt "$n" ] && [ "${#running[@]}" -lt "$jobs" ]; do
-			read -r name limit t <<<"${PARALLEL[i]}"
-			(
-				passed=0 failed=0 skipped=0
-				RUN_DIR=$RUN_DIR/par/$i
-				mkdir -p "$RUN_DIR" && : >"$RUN_DIR/ids"
-				run_test "$name" "$limit" bash "$t" >"$RUN_DIR/out"
-				echo "$passed $failed $skipped" >"$RUN_DIR/counts"
-			) &
-			running[$i]=$!
-			i=$((i + 1))
-		done
-		wait -n 2>/dev/null
-		for f in "${!running[@]}"; do
-			kill -0 "${running[$f]}" 2>/dev/null && continue
-			wait "${running[$f]}" 2>/dev/null
-			unset "running[$f]"
-			done_n=$((done_n + 1))
-			cat "$RUN_DIR/par/$f/out"
-			read -r p fl sk <"$RUN_DIR/par/$f/counts" || { p=0 fl=1 sk=0; }
-			passed=$((passed + p)) failed=$((failed + fl)) skipped=$((skipped + sk))
-		done
-	done
-}
-run_parallel
 
 # Nothing of ours may remain. Namespaces or pins that appeared during the
 # run without one of our ids belong to another run on this machine: named,
