@@ -11,7 +11,8 @@
  * id the kernel gave it, where only root can write: a map's info names that
  * id, whoever asks. A map kept across takeovers keeps the BTF of the build
  * that made it, so a file goes only when no map of the interface names it
- * any more (btfstore_prune), or with the interface's xdpong (detach).
+ * any more (btfstore_prune), or with the interface's xdpong (detach), or
+ * when a loader with CAP_SYS_ADMIN finds the kernel has let it go (sweep).
  *
  * Files: /run/xdpong/btf/NETNS-IFINDEX-BTFID, mode 0600, written whole
  * (a temporary file, then rename). /run is a tmpfs: a reboot empties it, as
@@ -61,6 +62,35 @@ static __u32 fd_btf_id(int fd)
 	return bpf_obj_get_info_by_fd(fd, &bi, &len) ? 0 : bi.id;
 }
 
+/* With CAP_SYS_ADMIN the kernel says which BTF is gone: those files go
+ * (an interface or a namespace deleted under its xdpong leaves them). */
+static void sweep(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(BTF_DIR);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *id = strrchr(de->d_name, '-');
+		char *end;
+		unsigned long n;
+		int fd;
+
+		if (!id || de->d_name[0] == '.')
+			continue;
+		n = strtoul(id + 1, &end, 10);
+		if (*end)
+			continue;
+		fd = bpf_btf_get_fd_by_id(n);
+		if (fd >= 0)
+			close(fd);
+		else if (errno == ENOENT)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
 int btfstore_save(const struct bpf_object *obj, int ifindex)
 {
 	const struct btf *btf = bpf_object__btf(obj);
@@ -75,6 +105,8 @@ int btfstore_save(const struct bpf_object *obj, int ifindex)
 		return -ENOENT;
 	if ((e = own_dir(RUN_DIR)) || (e = own_dir(BTF_DIR)))
 		return e;
+	if (privs_by_id)
+		sweep();
 	file_name(path, sizeof(path), ifindex, id);
 	snprintf(tmp, sizeof(tmp), "%s.%d", path, getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

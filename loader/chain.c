@@ -102,14 +102,14 @@ enum chain_way chain_possible(char *why, size_t size)
 	const char *dir = getenv(LIBXDP_BPFFS_ENV);
 	int e;
 
-	if (skip && !strcmp(skip, "1")) {
-		snprintf(why, size, "%s=1 is set", LIBXDP_SKIP_ENV);
-		return CHAIN_SKIPPED;
-	}
 	if (!privs_by_id) {
 		snprintf(why, size,
 			 "sharing an interface in libxdp's dispatcher needs CAP_SYS_ADMIN, which this process lacks (libxdp finds the dispatcher by program id)");
 		return CHAIN_NO_ADMIN;
+	}
+	if (skip && !strcmp(skip, "1")) {
+		snprintf(why, size, "%s=1 is set", LIBXDP_SKIP_ENV);
+		return CHAIN_SKIPPED;
 	}
 	if (!dir)
 		dir = BPFFS_ROOT;

@@ -326,6 +326,9 @@ static int foreign_check(const struct bringup *b)
 	if (b->have_old || !b->foreign || (b->share && b->chain.dispatcher) || b->o->force)
 		return 0;
 	others_list(&b->chain, others, sizeof(others));
+	if (!privs_by_id)
+		return log_error("%s already has an XDP program (id %u), which xdpong can neither identify without CAP_SYS_ADMIN (no xdpong pins name it) nor share the interface with (%s). --force replaces it",
+				 name, b->foreign, b->alone_why);
 	if (b->chain.dispatcher)
 		return log_error("%s runs %s through libxdp's dispatcher, but xdpong cannot join it here: %s. --force replaces them all",
 				 name, others, b->alone_why);
