@@ -519,6 +519,7 @@ struct served {
 	bool have_stats;
 	bool resync;          /* addresses changed: service_flush() resyncs */
 	bool lost;            /* detached behind our back: service_lost() released it */
+	__u32 self_xdp_id;    /* the dispatcher's id self_record() last wrote */
 };
 struct service {
 	struct served v[CONFIG_MAX_IFACES];
