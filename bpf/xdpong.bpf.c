@@ -61,6 +61,11 @@ struct xdpong_own_addrs own_addrs[2];
 volatile __u32 own_addrs_cur = 0; /* 1, 2: own_addrs[cur - 1]; 0: none */
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
 __u64 global_tat_ns = 0;          /* GCRA state of the global limit */
+/* Written by the loader once attached, never read here: this program's id
+ * (low half) and the id the interface shows (high half: itself, or its
+ * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,
+ * and tells them live from stale by this word (loader/attachment.c). */
+volatile __u64 self_ids = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

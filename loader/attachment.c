@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <stdlib.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -115,6 +116,100 @@ static __u32 pick_active(const __u32 *ids, int n)
 	return ids[0];
 }
 
+int self_record(const struct attachment *a)
+{
+	struct bss_access b;
+	struct link_info now;
+	int e;
+
+	e = link_get(NULL, a->li.ifindex, &now);
+	if (e)
+		return e;
+	e = bss_open(&b, a->map_fd[MAP_BSS]);
+	if (!e)
+		e = bss_set(&b, "self_ids", (__u64)now.xdp_prog_id << 32 | a->prog_id);
+	bss_close(&b);
+	return e;
+}
+
+static int attached_mode(const struct link_info *li)
+{
+	switch (li->xdp_attached) {
+	case XDP_ATTACHED_SKB:
+		return XDP_MODE_SKB;
+	case XDP_ATTACHED_HW:
+		return XDP_MODE_HW;
+	default:
+		return XDP_MODE_NATIVE;
+	}
+}
+
+/*
+ * Without CAP_SYS_ADMIN (privs.c): the maps through their pins, and proof
+ * that they are the attached program's: built for this interface in this
+ * namespace (.rodata), and naming the program the interface shows now
+ * (self_ids, written once it was attached). 0; -ENOENT, the pins are not
+ * the attached program's (*other_id: what is attached); -EPERM, said.
+ */
+static int find_by_pins(struct attachment *a, __u32 *other_id)
+{
+	const struct link_info *li = &a->li;
+	struct xdpong_bpf__rodata ro;
+	struct bss_access b;
+	__u64 ids = 0;
+	int e;
+
+	if (!li->xdp_prog_id)
+		return -ENOENT;
+	e = pins_open(li->name, a->map_fd, a->map_id);
+	if (e == -ENOENT) {
+		if (other_id)
+			*other_id = li->xdp_prog_id;
+		return -ENOPKG; /* attachment_no_pins() says it */
+	}
+	if (e)
+		return e;
+	e = rodata_read(a, &ro);
+	if (e == -EPERM) {
+		log_error("%s: the layout of xdpong's maps is unknown without CAP_SYS_ADMIN: its loader left no BTF in /run/xdpong/btf (an older build, or a reboot since?)",
+			  li->name);
+		return -EPERM;
+	}
+	if (e)
+		return e;
+	if (ro.cfg_netns_ino != netns_ino() || ro.cfg_ifindex != (__u32)li->ifindex)
+		goto not_ours; /* an interface of the same name elsewhere */
+	e = bss_open(&b, a->map_fd[MAP_BSS]);
+	if (!e)
+		e = bss_get(&b, "self_ids", &ids);
+	bss_close(&b);
+	if (e)
+		return e == -EPROTO ? -ENOENT : e;
+	if ((__u32)(ids >> 32) != li->xdp_prog_id) {
+		if ((__u32)ids != (__u32)(ids >> 32) && ids >> 32) {
+			log_error("%s: xdpong (program id %u) was in libxdp's dispatcher, which has changed since: finding it there needs CAP_SYS_ADMIN (libxdp finds a dispatcher by program id)",
+				  li->name, (__u32)ids);
+			return -EPERM;
+		}
+		goto not_ours;
+	}
+	a->prog_id = (__u32)ids;
+	a->dispatcher = a->prog_id != li->xdp_prog_id;
+	a->xdp_mode = attached_mode(li);
+	a->mode = mode_name(a->xdp_mode);
+	return 0;
+not_ours:
+	if (other_id)
+		*other_id = li->xdp_prog_id;
+	return -ENOENT;
+}
+
+void attachment_no_pins(const struct link_info *li)
+{
+	log_error("%s: XDP program id %u is attached, and there are no xdpong pins in %s/%s: without CAP_SYS_ADMIN, xdpong knows itself only by its pins (under 'ip netns exec' each command has a /sys of its own: use 'nsenter --net=/run/netns/NAME', or grant CAP_SYS_ADMIN)",
+		  li->name, li->xdp_prog_id, PIN_ROOT, li->name);
+}
+
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
 {
 	struct chain_info c;
@@ -130,6 +225,12 @@ int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
 	ret = link_get(NULL, ifindex, &a->li);
 	if (ret)
 		return ret;
+	if (!privs_by_id) {
+		ret = find_by_pins(a, other_id);
+		if (ret)
+			attachment_close(a);
+		return ret;
+	}
 	/* libxdp's view, or the kernel's where libxdp has no bpffs (chain.c). */
 	ret = chain_query(ifindex, &c);
 	if (ret || !c.n)
@@ -162,9 +263,15 @@ int attachment_open(const char *ifname, struct attachment *a)
 	a->prog_fd = -1;
 	for (int m = 0; m < MAP_COUNT; m++)
 		a->map_fd[m] = -1;
-	if (require_privileges() || iface_lookup(ifname, &li))
+	if (require_privileges(PRIVS_READ) || iface_lookup(ifname, &li))
 		return -1;
 	ret = attachment_find(li.ifindex, a, NULL);
+	if (ret == -ENOPKG) {
+		attachment_no_pins(&li);
+		return -1;
+	}
+	if (ret == -EPERM && !privs_by_id)
+		return -1; /* said, with what would help */
 	if (ret == -ENOENT)
 		return log_error("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
 				 li.name, li.name);

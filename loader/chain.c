@@ -29,6 +29,7 @@
 #include <sys/random.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
+#include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -101,6 +102,11 @@ enum chain_way chain_possible(char *why, size_t size)
 	const char *dir = getenv(LIBXDP_BPFFS_ENV);
 	int e;
 
+	if (!privs_by_id) {
+		snprintf(why, size,
+			 "sharing an interface in libxdp's dispatcher needs CAP_SYS_ADMIN, which this process lacks (libxdp finds the dispatcher by program id)");
+		return CHAIN_NO_ADMIN;
+	}
 	if (skip && !strcmp(skip, "1")) {
 		snprintf(why, size, "%s=1 is set", LIBXDP_SKIP_ENV);
 		return CHAIN_SKIPPED;
@@ -205,9 +211,24 @@ void chain_anchor_free(struct attachment *a)
 	a->anchor = NULL;
 }
 
+/* Without CAP_SYS_ADMIN libxdp cannot be used at all (it reads the
+ * program's BTF by id): the program alone, through netlink. */
+static int attach_alone(const struct attachment *lv, int mode)
+{
+	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
+
+	flags |= mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
+		 mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
+					XDP_FLAGS_DRV_MODE;
+	return bpf_xdp_attach(lv->li.ifindex, lv->prog_fd, flags, NULL) ? -errno : 0;
+}
+
 int chain_attach(struct attachment *lv, int mode)
 {
 	int e;
+
+	if (!privs_by_id)
+		return attach_alone(lv, mode);
 
 	if (!lv->prog) {
 		lv->prog = xdp_program__from_fd(lv->prog_fd);
@@ -414,6 +435,35 @@ static void chain_from_links(struct chain_info *c)
 	}
 }
 
+/* Without CAP_SYS_ADMIN: what the interface shows, and whether it is the
+ * xdpong of the pins (attachment.c); the dispatcher's others stay unseen. */
+static int chain_by_pins(int ifindex, struct chain_info *c)
+{
+	struct attachment a;
+	struct chain_prog *p = &c->p[0];
+	int e = attachment_find(ifindex, &a, NULL);
+
+	if (e == -ENOENT && !a.li.xdp_prog_id)
+		return 0; /* nothing attached */
+	if (e && e != -ENOENT && e != -ENOPKG)
+		return e;
+	c->n = 1;
+	c->mode = a.li.xdp_attached == XDP_ATTACHED_SKB ? XDP_MODE_SKB :
+		  a.li.xdp_attached == XDP_ATTACHED_HW  ? XDP_MODE_HW :
+							  XDP_MODE_NATIVE;
+	p->id = a.li.xdp_prog_id;
+	snprintf(p->name, sizeof(p->name), "%s", "unknown");
+	if (!e) {
+		p->id = a.prog_id;
+		p->xdpong = true;
+		snprintf(p->name, sizeof(p->name), "%s", "xdpong");
+		c->dispatcher = a.dispatcher;
+		c->dispatcher_id = a.dispatcher ? a.li.xdp_prog_id : 0;
+		attachment_close(&a);
+	}
+	return 0;
+}
+
 int chain_query(int ifindex, struct chain_info *c)
 {
 	struct xdp_multiprog *mp;
@@ -421,6 +471,8 @@ int chain_query(int ifindex, struct chain_info *c)
 	int e;
 
 	memset(c, 0, sizeof(*c));
+	if (!privs_by_id)
+		return chain_by_pins(ifindex, c);
 	mp = xdp_multiprog__get_from_ifindex(ifindex);
 	e = libxdp_get_error(mp);
 	if (e == -ENOENT || !mp) /* nothing attached */

@@ -2,6 +2,8 @@
 /* xdpong detach: take xdpong off an interface; the kernel answers again. */
 #include <errno.h>
 #include <string.h>
+#include <linux/if_link.h>
+#include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 #include "loader.h"
 
@@ -17,16 +19,38 @@ static void detach_stale(const struct link_info *li, int mode)
 				 li->name, c.p[i].id);
 }
 
+/* xdpong alone or in libxdp's dispatcher; without CAP_SYS_ADMIN it is
+ * alone (attachment.c found it by its pins), and the kernel detaches it. */
+static int detach_prog(const struct link_info *li, const struct attachment *a)
+{
+	struct xdp_program *p;
+	int ret;
+
+	if (!privs_by_id) {
+		__u32 flags = a->xdp_mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
+			      a->xdp_mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
+							    XDP_FLAGS_DRV_MODE;
+
+		return bpf_xdp_detach(li->ifindex, flags, NULL) ? -errno : 0;
+	}
+	p = xdp_program__from_id(a->prog_id);
+	ret = libxdp_get_error(p);
+	if (!ret) {
+		ret = xdp_program__detach(p, li->ifindex, a->xdp_mode, 0);
+		xdp_program__close(p);
+	}
+	return ret;
+}
+
 static int detach_main(const struct opts *o)
 {
 	const char *ifname = o->args[0];
-	struct xdp_program *p;
 	struct attachment a;
 	struct link_info li;
 	__u32 other = 0;
 	int ret;
 
-	if (require_privileges())
+	if (require_privileges(PRIVS_DETACH))
 		return 1;
 	if (link_get(ifname, 0, &li)) {
 		int removed = pins_release(ifname, 0);
@@ -40,6 +64,12 @@ static int detach_main(const struct opts *o)
 		return 1;
 	}
 	ret = attachment_find(li.ifindex, &a, &other);
+	if (ret == -ENOPKG) {
+		attachment_no_pins(&li);
+		return 1;
+	}
+	if (ret == -EPERM && !privs_by_id)
+		return 1; /* said */
 	if (ret == -ENOENT) {
 		/* Detached without libxdp (ip link set dev IFACE xdp off) from
 		 * its dispatcher: libxdp's leftovers hold it, and its pins. */
@@ -57,12 +87,7 @@ static int detach_main(const struct opts *o)
 		log_error("cannot inspect the XDP program on %s: %s", li.name, strerror(-ret));
 		return 1;
 	}
-	p = xdp_program__from_id(a.prog_id);
-	ret = libxdp_get_error(p);
-	if (!ret) {
-		ret = xdp_program__detach(p, li.ifindex, a.xdp_mode, 0);
-		xdp_program__close(p);
-	}
+	ret = detach_prog(&li, &a);
 	/* In a dispatcher, any other xdpong too: one a killed takeover left
 	 * there, stood down. */
 	if (!ret && a.dispatcher)
@@ -70,6 +95,7 @@ static int detach_main(const struct opts *o)
 	if (!ret) {
 		leftovers_release(li.name, li.ifindex, 0);
 		pins_release(li.name, a.map_id[MAP_STATS]);
+		btfstore_prune(&a, true);
 	}
 	attachment_close(&a);
 	if (ret) {

@@ -75,8 +75,11 @@ int layout_of_fd(int map_fd, struct layout *l)
 	if (!mi.btf_id || !mi.btf_value_type_id)
 		return 0; /* shape only */
 	btf = btf__load_from_kernel_by_id(mi.btf_id);
+	/* Without CAP_SYS_ADMIN: the copy its loader left (btfstore.c). */
+	if (!btf && errno == EPERM)
+		btf = btfstore_load(mi.btf_id);
 	if (!btf)
-		return -errno;
+		return errno == ENOENT ? -EPERM : -errno;
 	ret = fields_of(btf, mi.btf_value_type_id, l);
 	btf__free(btf);
 	return ret == -EPROTO ? 0 : ret;

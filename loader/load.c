@@ -48,28 +48,38 @@ static int check_veth_peer(const struct link_info *li, bool explicit_native,
 	return 0;
 }
 
-/* --force on a foreign program: take it down (a gap: it is not ours). */
-static int foreign_detach(const struct link_info *li, __u32 prog_id)
-{
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(li->ifindex);
-	int ret = libxdp_get_error(mp);
-
-	if (!ret) {
-		ret = xdp_multiprog__detach(mp);
-		xdp_multiprog__close(mp);
-	}
-	if (ret)
-		return log_error("cannot detach program id %u from %s: %s", prog_id, li->name,
-				 strerror(-ret));
-	log_note("%s: detached XDP program id %u (--force)", li->name, prog_id);
-	return 0;
-}
-
 static __u32 mode_flag(int mode)
 {
 	return mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
 	       mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
 				      XDP_FLAGS_DRV_MODE;
+}
+
+/* --force on a foreign program: take it down (a gap: it is not ours). */
+static int foreign_detach(const struct link_info *li, __u32 prog_id)
+{
+	struct xdp_multiprog *mp;
+	int ret;
+
+	/* Without CAP_SYS_ADMIN libxdp cannot look: the kernel detaches. */
+	if (!privs_by_id) {
+		ret = bpf_xdp_detach(li->ifindex, mode_flag(li->xdp_attached == XDP_ATTACHED_SKB ?
+							    XDP_MODE_SKB : XDP_MODE_NATIVE),
+				     NULL) ? -errno : 0;
+		goto said;
+	}
+	mp = xdp_multiprog__get_from_ifindex(li->ifindex);
+	ret = libxdp_get_error(mp);
+	if (!ret) {
+		ret = xdp_multiprog__detach(mp);
+		xdp_multiprog__close(mp);
+	}
+said:
+	if (ret)
+		return log_error("cannot detach program id %u from %s: %s", prog_id, li->name,
+				 strerror(-ret));
+	log_note("%s: detached XDP program id %u (--force)", li->name, prog_id);
+	return 0;
 }
 
 static const char *attach_hint(int e, enum xdp_attach_mode mode)
@@ -79,7 +89,7 @@ static const char *attach_hint(int e, enum xdp_attach_mode mode)
 	if (e == EBUSY || e == EEXIST)
 		return " (another XDP program is attached; use --force)";
 	if (e == EPERM)
-		return " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)";
+		return " (needs CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN)";
 	if (e == ERANGE)
 		return " (the MTU is too large for XDP on this driver)";
 	if (e == E2BIG || e == EACCES)
@@ -154,8 +164,10 @@ static int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode)
 	struct link_info *li = &lv->li;
 	int e;
 
-	lv->prog = xdp_program__from_fd(lv->prog_fd);
-	e = libxdp_get_error(lv->prog);
+	/* Without CAP_SYS_ADMIN libxdp cannot read the program (its BTF by
+	 * id): chain_attach attaches it alone through netlink. */
+	lv->prog = privs_by_id ? xdp_program__from_fd(lv->prog_fd) : NULL;
+	e = privs_by_id ? libxdp_get_error(lv->prog) : 0;
 	if (e) {
 		lv->prog = NULL;
 		return log_error("%s: cannot hand the program to libxdp: %s", li->name, strerror(-e));
@@ -178,11 +190,15 @@ static int attach_replace(struct attachment *lv, const struct attachment *old,
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old->prog_fd);
 	struct link_info *li = &lv->li;
+	/* Found by its pins (no CAP_SYS_ADMIN), the old program has no
+	 * descriptor here: the kernel still swaps the two in one step, and the
+	 * owner lock keeps any other xdpong from changing it meanwhile. */
+	__u32 replace = old->prog_fd >= 0 ? XDP_FLAGS_REPLACE : 0;
 	int e;
 
 	if (!old->dispatcher && (int)*mode == old->xdp_mode) {
-		if (bpf_xdp_attach(li->ifindex, lv->prog_fd, XDP_FLAGS_REPLACE | mode_flag(*mode),
-				   &opts))
+		if (bpf_xdp_attach(li->ifindex, lv->prog_fd, replace | mode_flag(*mode),
+				   replace ? &opts : NULL))
 			return log_error("cannot replace program id %u on %s: %s%s", old->prog_id,
 					 li->name, strerror(errno), attach_hint(errno, *mode));
 		return 0;
@@ -190,7 +206,9 @@ static int attach_replace(struct attachment *lv, const struct attachment *old,
 	log_note("%s: %s: the old program (id %u) is detached before the new one attaches, so pings in between go to the kernel",
 		 li->name, old->dispatcher ? "attached through libxdp's dispatcher" :
 					     "changing mode", old->prog_id);
-	{
+	if (!privs_by_id) {
+		e = bpf_xdp_detach(li->ifindex, mode_flag(old->xdp_mode), NULL) ? -errno : 0;
+	} else {
 		struct xdp_program *p = xdp_program__from_id(old->prog_id);
 
 		e = libxdp_get_error(p);
@@ -308,6 +326,9 @@ static int foreign_check(const struct bringup *b)
 	if (b->have_old || !b->foreign || (b->share && b->chain.dispatcher) || b->o->force)
 		return 0;
 	others_list(&b->chain, others, sizeof(others));
+	if (!privs_by_id)
+		return log_error("%s already has an XDP program (id %u), which xdpong can neither identify without CAP_SYS_ADMIN (no xdpong pins name it) nor share the interface with (%s). --force replaces it",
+				 name, b->foreign, b->alone_why);
 	if (b->chain.dispatcher)
 		return log_error("%s runs %s through libxdp's dispatcher, but xdpong cannot join it here: %s. --force replaces them all",
 				 name, others, b->alone_why);
@@ -324,7 +345,7 @@ static int up_inspect(struct bringup *b, const char *ifname)
 	struct link_info *li = &b->lv->li;
 	int e;
 
-	if (require_privileges() || iface_lookup(ifname, li))
+	if (require_privileges(PRIVS_ATTACH) || iface_lookup(ifname, li))
 		return -1;
 	if (li->type == ARPHRD_LOOPBACK)
 		return log_error("%s: xdpong does not attach to loopback: pings to local addresses never cross a driver, and the kernel answers them itself",
@@ -332,7 +353,13 @@ static int up_inspect(struct bringup *b, const char *ifname)
 	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE)
 		return log_error("%s: link type %u is not supported (Ethernet, TAP and TUN are)",
 				 li->name, li->type);
+	/* Without CAP_SYS_ADMIN its pins are how xdpong finds itself again. */
+	if (!privs_by_id && !bpffs_here())
+		return log_error("%s: there is no bpffs at %s for xdpong's pins, and without CAP_SYS_ADMIN xdpong neither mounts one nor could find itself again without them (under 'ip netns exec' each command has a /sys of its own: use 'nsenter --net=/run/netns/NAME', or mount one: mount -t bpf bpf %s)",
+				 li->name, BPFFS_ROOT, BPFFS_ROOT);
 	e = attachment_find(li->ifindex, &b->old, &b->foreign);
+	if (e == -ENOPKG) /* no pins to tell (no CAP_SYS_ADMIN): a stranger */
+		e = -ENOENT;
 	if (e && e != -ENOENT)
 		return log_error("cannot inspect the XDP program on %s: %s", li->name, strerror(-e));
 	b->have_old = !e;
@@ -355,6 +382,9 @@ static int up_choose_way(struct bringup *b)
 	enum chain_way way;
 	bool possible;
 
+	if (!privs_by_id && b->have_old && b->old.dispatcher)
+		return log_error("%s: xdpong (program id %u) runs in libxdp's dispatcher: taking it over needs CAP_SYS_ADMIN (libxdp finds the dispatcher by program id). Nothing was changed",
+				 name, b->old.prog_id);
 	/* A lone xdpong is taken over alone: the dispatcher is not asked. */
 	if (b->have_old && !b->old.dispatcher) {
 		b->share = false;
@@ -476,6 +506,11 @@ static int up_load(struct bringup *b)
 				 attach_hint(-e, b->mode));
 	lv->prog_fd = bpf_program__fd(lv->skel->progs.xdpong);
 	map_fds(lv);
+	/* For the commands without CAP_SYS_ADMIN, which read the maps by it. */
+	e = btfstore_save(lv->skel->obj, li->ifindex);
+	if (e)
+		log_note("%s: cannot keep the program's BTF in /run/xdpong/btf (%s): commands without CAP_SYS_ADMIN cannot read these maps",
+			 li->name, strerror(-e));
 	/* The MAC, live in .bss (a reused .bss holds the old one). */
 	if (li->type == ARPHRD_ETHER && li->has_mac)
 		memcpy((void *)&lv->skel->bss->if_mac, li->mac, 6);
@@ -579,6 +614,10 @@ static int up_attach(struct bringup *b)
 		if (!bpf_obj_get_info_by_fd(lv->prog_fd, &pi, &len))
 			lv->prog_id = pi.id;
 	}
+	e = self_record(lv);
+	if (e)
+		log_note("%s: cannot write the program's ids into its .bss (%s): commands without CAP_SYS_ADMIN cannot find it",
+			 lv->li.name, strerror(-e));
 	return 0;
 }
 
@@ -616,6 +655,7 @@ static void up_report(struct bringup *b)
 		"xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d IPv6 prefixes%s%s\n",
 		li->name, lv->mode, lv->prog_id, b->n4, b->n6,
 		pinned ? "; maps pinned in " : "", pinned ? dir : "");
+	btfstore_prune(lv, false); /* what no map of it names any more */
 	if (b->have_old)
 		log_note("%s: took over from program id %u%s: %d of its maps kept as they are, the rest carried over by name",
 			 li->name, b->old.prog_id,
@@ -714,6 +754,7 @@ void load_down(struct attachment *lv, bool detach)
 			leftovers_release(lv->li.name, lv->li.ifindex, lv->prog_id);
 		/* Ours or stale; never another namespace's live ones. */
 		pins_release(lv->li.name, lv->map_id[MAP_STATS]);
+		btfstore_prune(lv, true);
 		lv->attached_here = false;
 	}
 	attachment_close(lv);

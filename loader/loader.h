@@ -88,8 +88,29 @@ enum monitor_event {
 int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *arg);
 
 /* ---- privs.c: capabilities ---- */
-/* Refuse early, with the reason, without what every command needs. 0 or -1. */
-int require_privileges(void);
+enum privs_need {
+	PRIVS_READ,   /* status, stats, addr, trace: CAP_BPF */
+	PRIVS_DETACH, /* detach: CAP_BPF, CAP_NET_ADMIN */
+	PRIVS_ATTACH, /* attach, run: CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN */
+};
+/* Whether programs, maps and BTF can be had by id (CAP_SYS_ADMIN): else
+ * xdpong finds itself through its pins. Set by require_privileges. */
+extern bool privs_by_id;
+/* Refuse early, naming the capabilities missing for need. 0 or -1. */
+int require_privileges(enum privs_need need);
+
+/* ---- btfstore.c: the BTF of loaded objects, for readers without
+ * CAP_SYS_ADMIN ---- */
+struct bpf_object;
+struct btf;
+struct attachment;
+/* Keep obj's BTF (loaded) under the kernel's id for it. 0 or -errno. */
+int btfstore_save(const struct bpf_object *obj, int ifindex);
+/* The kept BTF of kernel id btf_id, or NULL (errno). */
+struct btf *btfstore_load(__u32 btf_id);
+/* Drop the interface's kept BTF that a's maps no longer name (all: every
+ * one, a's xdpong is gone). */
+void btfstore_prune(const struct attachment *a, bool all);
 
 /* ---- owner.c: which `xdpong run` owns an interface ---- */
 struct owner_info {
@@ -162,6 +183,8 @@ void pin_link_path(const char *ifname, int i, char *buf, size_t size);
 void pin_dir(const char *ifname, char *buf, size_t size);
 /* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
 int bpffs_ensure(void);
+/* Whether a bpffs is mounted at BPFFS_ROOT. */
+bool bpffs_here(void);
 /* bpffs_ensure mounted it (a fresh ip netns exec): it dies with us. */
 extern bool bpffs_mounted_here;
 /* Remove ifname's pins and directory; how many pins there were. */
@@ -174,6 +197,10 @@ int pins_create(const char *ifname, const int map_fd[MAP_COUNT]);
 bool pins_match(const char *ifname, __u32 stats_map_id);
 /* Pins whose interface is gone and whose maps no program uses. */
 bool pins_stale(const char *ifname);
+/* The pinned maps of ifname, by bpf_obj_get (-1 where none). 0, or
+ * -ENOENT without the maps every build has. Close them as attachment_close
+ * does. */
+int pins_open(const char *ifname, int map_fd[MAP_COUNT], __u32 map_id[MAP_COUNT]);
 /* Remove ifname's pins if they are the program's whose stats map has this
  * id (0: none), or stale; never another live xdpong's (an interface of the
  * same name in another netns). How many were removed. */
@@ -208,10 +235,17 @@ struct attachment {
  * not attached (*other_id set to a foreign program's id, if any), -errno.
  */
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id);
+/* Without CAP_SYS_ADMIN attachment_find may also say -ENOPKG: a program
+ * is attached (*other_id) and there are no pins to tell whether it is
+ * xdpong; this says so, with what would help. */
+void attachment_no_pins(const struct link_info *li);
 /* Program prog_id and its maps, found by name as attachment_find does,
  * wherever (or whether) it is attached: a->li is left empty. 0, -errno. */
 int attachment_of_prog(__u32 prog_id, struct attachment *a);
 void attachment_close(struct attachment *a);
+/* Write down in a's .bss that its program is the one attached now (for
+ * find_by_pins). 0 or -errno. */
+int self_record(const struct attachment *a);
 /* Privilege check, IFACE lookup and attachment_find, each failure
  * explained (the commands that need a live xdpong). 0 or -1. */
 int attachment_open(const char *ifname, struct attachment *a);
@@ -353,6 +387,7 @@ enum chain_way {
 	CHAIN_OK,
 	CHAIN_SKIPPED,  /* LIBXDP_SKIP_DISPATCHER=1 */
 	CHAIN_NO_BPFFS, /* none for libxdp's links (a fresh ip netns exec) */
+	CHAIN_NO_ADMIN, /* no CAP_SYS_ADMIN: libxdp cannot find a dispatcher */
 	CHAIN_REFUSED,  /* the kernel refuses extension programs */
 	CHAIN_ERROR,    /* asking the kernel failed otherwise */
 };
@@ -484,6 +519,7 @@ struct served {
 	bool have_stats;
 	bool resync;          /* addresses changed: service_flush() resyncs */
 	bool lost;            /* detached behind our back: service_lost() released it */
+	__u32 self_xdp_id;    /* the dispatcher's id self_record() last wrote */
 };
 struct service {
 	struct served v[CONFIG_MAX_IFACES];

@@ -13,6 +13,7 @@
 #include <linux/magic.h>
 #include <bpf/bpf.h>
 #include "loader.h"
+#include "xdpong.skel.h"
 
 const char *const map_obj_names[MAP_COUNT] = {
 	[MAP_STATS] = "xdpong_stats",
@@ -65,6 +66,13 @@ static void pin_path(const char *ifname, int map, char *buf, size_t size)
 
 bool bpffs_mounted_here;
 
+bool bpffs_here(void)
+{
+	struct statfs st;
+
+	return !statfs(BPFFS_ROOT, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
 int bpffs_ensure(void)
 {
 	struct statfs st;
@@ -74,8 +82,9 @@ int bpffs_ensure(void)
 	if (mkdir(BPFFS_ROOT, 0755) && errno != EEXIST)
 		return log_error("cannot create %s: %s", BPFFS_ROOT, strerror(errno));
 	if (mount("bpf", BPFFS_ROOT, "bpf", 0, "mode=0700"))
-		return log_error("no bpffs at %s and mounting one failed: %s (mount one: mount -t bpf bpf %s)",
-				 BPFFS_ROOT, strerror(errno), BPFFS_ROOT);
+		return log_error("no bpffs at %s and mounting one failed: %s (mount one: mount -t bpf bpf %s%s)",
+				 BPFFS_ROOT, strerror(errno), BPFFS_ROOT,
+				 errno == EPERM ? "; mounting needs CAP_SYS_ADMIN" : "");
 	bpffs_mounted_here = true;
 	if (verbose)
 		log_note("mounted a bpffs at %s", BPFFS_ROOT);
@@ -157,6 +166,61 @@ int pins_release(const char *ifname, __u32 stats_map_id)
 	return 0;
 }
 
+int pins_open(const char *ifname, int map_fd[MAP_COUNT], __u32 map_id[MAP_COUNT])
+{
+	char path[320];
+
+	for (int m = 0; m < MAP_COUNT; m++) {
+		struct bpf_map_info mi = { 0 };
+		__u32 len = sizeof(mi);
+
+		pin_path(ifname, m, path, sizeof(path));
+		map_fd[m] = bpf_obj_get(path);
+		if (map_fd[m] >= 0 && !bpf_obj_get_info_by_fd(map_fd[m], &mi, &len))
+			map_id[m] = mi.id;
+	}
+	/* The maps every build has (attachment.c's open_maps says which). */
+	for (int m = 0; m < MAP_COUNT; m++)
+		if (map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY && m != MAP_TXFAIL &&
+		    m != MAP_ACTIVE)
+			return -ENOENT;
+	return 0;
+}
+
+/*
+ * Without CAP_SYS_ADMIN no program can be asked whether it uses a map: the
+ * pins tell whose they are (.rodata: this namespace's interface) and
+ * whether that one is still attached (attachment.c). Another namespace's
+ * cannot be checked from here: those count as live.
+ */
+static bool pins_stale_by_self(const char *ifname)
+{
+	struct attachment a = { .prog_fd = -1 };
+	struct xdpong_bpf__rodata ro;
+	bool stale = false;
+
+	for (int m = 0; m < MAP_COUNT; m++)
+		a.map_fd[m] = -1;
+	if (pins_open(ifname, a.map_fd, a.map_id) || rodata_read(&a, &ro) ||
+	    ro.cfg_netns_ino != netns_ino())
+		goto out;
+	/* Gone from this namespace, or not the program attached there now. */
+	if (link_get(NULL, ro.cfg_ifindex, &a.li) || strcmp(a.li.name, ifname)) {
+		stale = true;
+		goto out;
+	}
+	{
+		struct attachment found;
+
+		stale = attachment_find(a.li.ifindex, &found, NULL) == -ENOENT;
+		if (!stale)
+			attachment_close(&found);
+	}
+out:
+	attachment_close(&a);
+	return stale;
+}
+
 bool pins_stale(const char *ifname)
 {
 	char dir[256], path[320];
@@ -164,6 +228,8 @@ bool pins_stale(const char *ifname)
 	pin_dir(ifname, dir, sizeof(dir));
 	if (access(dir, F_OK))
 		return false;
+	if (!privs_by_id)
+		return pins_stale_by_self(ifname);
 	pin_path(ifname, MAP_STATS, path, sizeof(path));
 	return !pinned_map_in_use(path);
 }
@@ -176,7 +242,8 @@ int pins_prepare(const char *ifname, __u32 stats_map_id)
 		return 0;
 	pin_dir(ifname, dir, sizeof(dir));
 	pin_path(ifname, MAP_STATS, path, sizeof(path));
-	if (!access(path, F_OK) && pinned_map_in_use(path))
+	if (!access(path, F_OK) &&
+	    (privs_by_id ? pinned_map_in_use(path) : !pins_stale(ifname)))
 		return log_error("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?): left as they are",
 				 dir);
 	pins_remove(ifname); /* stale, or partial from a killed attach */

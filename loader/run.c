@@ -422,7 +422,7 @@ static int run_main(const struct opts *cli)
 	if (ret)
 		goto out;
 	ret = 1;
-	if (require_privileges())
+	if (require_privileges(PRIVS_ATTACH))
 		goto out;
 	svc->wait_for_ifaces = cli->config != NULL;
 	/* Subscribe before reading the addresses, so no change slips between. */

@@ -215,6 +215,17 @@ bool served_answering(const struct served *v)
 	       chain_position(&c, v->a.prog_id) >= 0;
 }
 
+/* A program that joined or left the dispatcher made a new one: the word
+ * that commands without CAP_SYS_ADMIN go by names it (attachment.c). */
+static void served_self_refresh(struct served *v)
+{
+	struct link_info now;
+
+	if (!link_get(NULL, v->a.li.ifindex, &now) && now.xdp_prog_id != v->self_xdp_id &&
+	    !self_record(&v->a))
+		v->self_xdp_id = now.xdp_prog_id;
+}
+
 /*
  * Our program is no longer on the interface: someone detached it behind
  * our back (`ip link set dev IFACE xdp off`). Under systemd the watchdog's
@@ -246,6 +257,8 @@ int service_lost(struct service *svc)
 		if (v->up && !served_answering(v)) {
 			served_lost(v);
 			n++;
+		} else if (v->up && v->a.dispatcher) {
+			served_self_refresh(v);
 		}
 	}
 	return n;

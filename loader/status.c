@@ -383,10 +383,13 @@ static int status_iface(const char *ifname, bool json)
 		add(o, "attached", absent ? json_object_new_boolean(0) : NULL);
 		add(o, "other_prog_id", json_object_new_uint64(other));
 		if (!absent)
-			add(o, "error", json_object_new_string(strerror(-ret)));
+			add(o, "error", json_object_new_string(ret == -ENOPKG ?
+				"no pins to tell by without CAP_SYS_ADMIN" : strerror(-ret)));
 		json_object_array_add(arr, o);
 		if (json)
 			json_print(stdout, top);
+		else if (ret == -ENOPKG)
+			attachment_no_pins(&li);
 		else if (!absent)
 			log_error("%s: cannot tell whether xdpong is attached: %s", li.name,
 				  strerror(-ret));
@@ -416,7 +419,7 @@ static int status_main(const struct opts *o)
 	struct attachment a;
 	int found = 0;
 
-	if (require_privileges())
+	if (require_privileges(PRIVS_READ))
 		return 1;
 	if (o->n_args)
 		return status_iface(o->args[0], o->json);

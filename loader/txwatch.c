@@ -97,6 +97,21 @@ int txwatch_count(const struct attachment *a)
 
 	if (a->map_fd[MAP_TXFAIL] < 0)
 		return -ENOENT;
+	/* Without CAP_SYS_ADMIN no link can be had by id: the pinned ones. */
+	if (!privs_by_id) {
+		for (int i = 0; i < TXWATCH_LINKS; i++) {
+			char path[320];
+			int fd;
+
+			pin_link_path(a->li.name, i, path, sizeof(path));
+			fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				n++;
+				close(fd);
+			}
+		}
+		return n;
+	}
 	while (!bpf_link_get_next_id(id, &id)) {
 		struct bpf_link_info li = { 0 };
 		__u32 len = sizeof(li);

@@ -4,9 +4,9 @@
 # The Debian package (`make deb`, debian/): what is in it, what its
 # maintainer scripts do, and lintian's verdict.
 #
-#  1. build/deb/xdpong_VERSION_amd64.deb, built unless it is newer than
-#     every file of the tree; and the same tree as VERSION+debtest1
-#     (make deb DEB_VERSION=...), for the upgrade, in the scratch directory.
+#  1. xdpong_VERSION_amd64.deb, and the same tree as VERSION+vmtest1 (make
+#     deb DEB_VERSION=...) for the upgrade, from tools/test-debs.sh: built
+#     once per state of the tree, and shared with the systemd guest.
 #  2. dpkg-deb: the files and their modes, the units' ExecStart, the
 #     conffiles, Depends by Debian library names, the version (that of
 #     debian/changelog, of the packaged binary and of build/xdpong), and
@@ -42,40 +42,21 @@ xdpt_require_cmd dpkg-deb dpkg-buildpackage dh lintian unshare pkg-config git
 xdpt_tmpdir
 
 version=$("$XDPT_REPO/tools/version.sh")
-next=$version+debtest1
+next=$version+vmtest1
 # As an extended regular expression: the version's dots and plus, literal.
 ere() { sed 's/[][\.*^$+?(){}|/]/\\&/g' <<<"$1"; }
-DEB=$XDPT_REPO/build/deb/xdpong_${version}_amd64.deb
-NEXT=$XDPT_TMP/next/xdpong_${next}_amd64.deb
 UNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd)
 [ -n "$UNITDIR" ] || xdpt_skip "no systemd.pc (pkg-config systemd): the package cannot be built here"
 
-xdpt_log "1. the package: $DEB"
-# Fresh: newer than every file git knows of, or would (untracked, not ignored).
-deb_fresh()
-{
-	local f
-
-	[ -e "$DEB" ] || return 1
-	git -C "$XDPT_REPO" rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 1
-	while IFS= read -r -d '' f; do
-		[ "$XDPT_REPO/$f" -nt "$DEB" ] && return 1
-	done < <(git -C "$XDPT_REPO" ls-files -z -c -o --exclude-standard)
-	return 0
-}
-if deb_fresh; then
-	xdpt_log "newer than the tree: used as it is"
-else
-	timeout 400 make --no-print-directory -C "$XDPT_REPO" deb BUILD=build >"$XDPT_TMP/make-deb.log" 2>&1 ||
-		xdpt_fail "make deb failed: $(tail -n 30 "$XDPT_TMP/make-deb.log")"
-	xdpt_log "$(tail -n 1 "$XDPT_TMP/make-deb.log")"
-fi
-[ -f "$DEB" ] || xdpt_fail "no $DEB after make deb"
+xdpt_log "1. the packages (tools/test-debs.sh)"
+debs=$(timeout 800 "$XDPT_REPO/tools/test-debs.sh" 2>"$XDPT_TMP/make-deb.log") ||
+	xdpt_fail "tools/test-debs.sh failed: $(tail -n 30 "$XDPT_TMP/make-deb.log")"
+xdpt_log "$(tail -n 1 "$XDPT_TMP/make-deb.log")"
+DEB=$debs/xdpong_${version}_amd64.deb
+NEXT=$debs/xdpong_${next}_amd64.deb
+[ -f "$DEB" ] || xdpt_fail "no $DEB from tools/test-debs.sh"
+[ -f "$NEXT" ] || xdpt_fail "no $NEXT from tools/test-debs.sh"
 mkdir -p "$XDPT_TMP/next"
-BUILD=$XDPT_TMP/build DEB_VERSION=$next DEB_OUT=$XDPT_TMP/next \
-	timeout 400 "$XDPT_REPO/tools/deb.sh" >"$XDPT_TMP/deb-next.log" 2>&1 ||
-	xdpt_fail "make deb DEB_VERSION=$next failed: $(tail -n 30 "$XDPT_TMP/deb-next.log")"
-[ -f "$NEXT" ] || xdpt_fail "no $NEXT after make deb DEB_VERSION=$next"
 
 xdpt_log "2. what is in it"
 field() { dpkg-deb -f "$1" "$2"; }

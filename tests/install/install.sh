@@ -169,7 +169,7 @@ for u in "$UNIT" "$SVC"; do
 		grep -qxF "$key" "$u" || xdpt_fail "$key missing from $u"
 	done
 	grep -q '^WatchdogSec=[1-9]' "$u" || xdpt_fail "no WatchdogSec in $u"
-	xdpt_assert_eq "CAP_SYS_ADMIN CAP_NET_ADMIN" "$(sed -n 's/^CapabilityBoundingSet=//p' "$u")" \
+	xdpt_assert_eq "CAP_BPF CAP_PERFMON CAP_NET_ADMIN" "$(sed -n 's/^CapabilityBoundingSet=//p' "$u")" \
 		"CapabilityBoundingSet of $u"
 done
 grep -qxF "BindsTo=sys-subsystem-net-devices-%i.device" "$UNIT" || xdpt_fail "BindsTo missing from $UNIT"
@@ -183,16 +183,17 @@ xdpt_log "the example config: $XDPT_OUT"
 # bounding set the loader's own check passes, and without any one of them
 # it names the one that is missing (loader/privs.c, xdpong(8) SECURITY).
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
-xdpt_assert_eq "CAP_SYS_ADMIN CAP_NET_ADMIN" "$caps" "CapabilityBoundingSet"
+xdpt_assert_eq "CAP_BPF CAP_PERFMON CAP_NET_ADMIN" "$caps" "CapabilityBoundingSet"
 set_of() { local c out=-all; for c in "$@"; do out+=",+$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")"; done; echo "$out"; }
 # shellcheck disable=SC2086 # a list of capabilities
 xdpt_ok setpriv --bounding-set="$(set_of $caps)" "$XDPT_REPO/build/xdpong" status
 for cap in $caps; do
 	# shellcheck disable=SC2086
 	rest=$(set_of $(tr ' ' '\n' <<<"$caps" | grep -vx "$cap"))
+	# attach needs them all; the check comes before the interface's lookup.
 	xdpt_rc 1 setpriv --bounding-set="$rest" --inh-caps="$rest" --ambient-caps="$rest" \
-		"$XDPT_REPO/build/xdpong" status
-	xdpt_assert_match "missing $cap " "$XDPT_ERR" "xdpong status without $cap"
+		"$XDPT_REPO/build/xdpong" attach xdpt-none
+	xdpt_assert_match "missing $cap " "$XDPT_ERR" "xdpong attach without $cap"
 done
 
 xdpt_log "7. PREFIX=/usr, then make uninstall"

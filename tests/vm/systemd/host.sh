@@ -28,36 +28,9 @@ die()
 	exit 1
 }
 
-DEBS=build/vm-systemd/debs
 OLD=$(tools/version.sh) || die "no version (tools/version.sh)"
 NEW=$OLD+vmtest1
-# What the packages are made of: the committed tree, the changes to it,
-# and the files git does not know yet.
-key=$({
-	git rev-parse HEAD^{tree}
-	git diff HEAD
-	git ls-files -o --exclude-standard -z | xargs -0 -r sha256sum
-} 2>/dev/null | sha256sum | cut -c1-16)
-# The other kernel's run may be building them now (tests/run.sh runs the
-# guests side by side): one builds, the other waits and reuses.
-mkdir -p build/vm-systemd || die "cannot create build/vm-systemd"
-exec 9>build/vm-systemd/.lock
-flock -w 900 9 || die "another run holds build/vm-systemd/.lock"
-if [ "$(cat "$DEBS/key" 2>/dev/null)" != "$key" ] ||
-	! ls "$DEBS"/xdpong_"$OLD"_*.deb "$DEBS"/xdpong_"$NEW"_*.deb >/dev/null 2>&1; then
-	rm -rf "$DEBS"
-	mkdir -p "$DEBS" || die "cannot create $DEBS"
-	for v in "$OLD" "$NEW"; do
-		make --no-print-directory -s deb DEB_VERSION="$v" DEB_OUT="$DEBS" BUILD=build/vm-systemd/build >"$DEBS/make-$v.log" 2>&1 ||
-			{ tail -n 30 "$DEBS/make-$v.log"; die "make deb DEB_VERSION=$v failed"; }
-	done
-	echo "$key" >"$DEBS/key"
-	echo "packages built: $(cd "$DEBS" && ls xdpong_*.deb | tr '\n' ' ')"
-else
-	echo "packages reused (same tree): $(cd "$DEBS" && ls xdpong_*.deb | tr '\n' ' ')"
-fi
-
-flock -u 9
+DEBS=$(tools/test-debs.sh) || die "cannot build the packages (tools/test-debs.sh)"
 payload=build/vm-systemd/payload-$K
 rm -rf "$payload"
 mkdir -p "$payload" || die "cannot create $payload"

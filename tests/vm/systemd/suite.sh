@@ -27,6 +27,11 @@
 #   upgrade     apt install ./xdpong_NEW.deb over the running service,
 #               likewise: the postinst try-restarts it into the new binary
 #   stop        detaches; the kernel answers again
+#   squatters   uid 65534 holds the names and the port the service uses
+#               before it starts: it starts, answers, and status names it
+#               the owner; metrics come up once the port is free
+#   share       a drop-in adds CAP_SYS_ADMIN: xdpong attaches in libxdp's
+#               dispatcher
 #   multi       xdpong.service with a two-interface xdpong.conf: start,
 #               both answered, reload after an edit (a new prefix is
 #               answered), stop
@@ -282,8 +287,9 @@ done
 pid=$(prop xdpong@eth1 MainPID)
 grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$pid/status" || fail "NoNewPrivileges not in force"
 capbnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")
-# CAP_NET_ADMIN (12) and CAP_SYS_ADMIN (21): the unit's bounding set.
-[ "$capbnd" = 0000000000201000 ] || fail "bounding set $capbnd, expected CAP_NET_ADMIN and CAP_SYS_ADMIN only"
+# CAP_NET_ADMIN (12), CAP_PERFMON (38) and CAP_BPF (39): the unit's bounding
+# set. No CAP_SYS_ADMIN (21): xdpong finds itself by its pins.
+[ "$capbnd" = 000000c000001000 ] || fail "bounding set $capbnd, expected CAP_NET_ADMIN, CAP_PERFMON and CAP_BPF only"
 [ "$(prop xdpong@eth1 ProtectSystem)" = full ] || fail "ProtectSystem not in force"
 [ "$(prop xdpong@eth1 MemoryDenyWriteExecute)" = yes ] || fail "MemoryDenyWriteExecute not in force"
 passed
@@ -321,6 +327,79 @@ kernel_echo 0
 ping_ok 10.77.0.2
 kernel_echo 1
 systemctl disable -q xdpong@eth1
+passed
+
+step "squatters"
+# Unprivileged processes (uid 65534) hold, before the service starts, every
+# name it uses: the abstract socket name owners had before, the metrics
+# port; and try to make its directory in /run. None may block it or pass
+# for its owner (xdpong(8), SECURITY).
+ifindex=$(cat /sys/class/net/eth1/ifindex)
+squat()
+{
+	setpriv --reuid=65534 --regid=65534 --clear-groups perl -MSocket -e '
+		my ($kind, $name) = @ARGV;
+		if ($kind eq "unix") {
+			socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
+			bind(S, pack_sockaddr_un("\0$name")) or die "bind $name: $!";
+		} else {
+			socket(S, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
+			setsockopt(S, SOL_SOCKET, SO_REUSEADDR, 1);
+			bind(S, pack_sockaddr_in($name, inet_aton("127.0.0.1"))) or die "bind $name: $!";
+		}
+		listen(S, 8) or die "listen: $!";
+		$| = 1; print "ready\n";
+		while (accept(C, S)) { close(C) }' "$@"
+}
+rm -rf /run/xdpong
+setpriv --reuid=65534 --regid=65534 --clear-groups mkdir -p /run/xdpong/owner 2>/dev/null &&
+	fail "uid 65534 could make /run/xdpong"
+squat unix "xdpong/owner/$ifindex" >/tmp/squat1 2>&1 &
+sq1=$!
+squat inet 9435 >/tmp/squat2 2>&1 &
+sq2=$!
+wait_for 10 grep -q ready /tmp/squat1 || fail "the socket squatter did not start: $(cat /tmp/squat1)"
+wait_for 10 grep -q ready /tmp/squat2 || fail "the port squatter did not start: $(cat /tmp/squat2)"
+echo 'XDPONG_IFACE_OPTS="--metrics-listen 127.0.0.1:9435"' >/etc/default/xdpong.eth1
+systemctl start xdpong@eth1 || fail "systemctl start xdpong@eth1 with the squatters there"
+ping_ok 10.77.0.2
+xdpong status eth1 --json >/tmp/status.json || fail "xdpong status eth1 with the squatters there"
+owner=$(jq -r '.interfaces[0].owner.pid' /tmp/status.json)
+[ "$owner" = "$(prop xdpong@eth1 MainPID)" ] ||
+	fail "status names pid $owner as the owner, the service is $(prop xdpong@eth1 MainPID) (squatters $sq1, $sq2)"
+kill "$sq2"
+wait "$sq2" 2>/dev/null
+healthz()
+{
+	exec 3<>/dev/tcp/127.0.0.1/9435 && printf 'GET /healthz HTTP/1.0\r\n\r\n' >&3 &&
+		head -n 1 <&3 | grep -q ' 200 '
+}
+wait_for 30 healthz || fail "no /healthz on 127.0.0.1:9435 30 s after the port squatter left"
+kill "$sq1"
+wait "$sq1" 2>/dev/null
+systemctl stop xdpong@eth1 || fail "systemctl stop xdpong@eth1"
+rm -f /etc/default/xdpong.eth1
+no_xdp eth1
+passed
+
+step "share"
+# A drop-in adds CAP_SYS_ADMIN, as xdpong(8) says: then xdpong attaches in
+# libxdp's dispatcher, where others can join it.
+mkdir -p /etc/systemd/system/xdpong@eth1.service.d
+printf '[Service]\nCapabilityBoundingSet=CAP_SYS_ADMIN\n' >/etc/systemd/system/xdpong@eth1.service.d/share.conf
+systemctl daemon-reload
+systemctl start xdpong@eth1 || fail "systemctl start xdpong@eth1 with CAP_SYS_ADMIN added"
+capbnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$(prop xdpong@eth1 MainPID)/status")
+[ "$capbnd" = 000000c000201000 ] || fail "bounding set $capbnd with the drop-in, expected the unit's and CAP_SYS_ADMIN"
+ping_ok 10.77.0.2
+xdpong status eth1 --json >/tmp/status.json || fail "xdpong status eth1 with CAP_SYS_ADMIN added"
+[ "$(jq -r '.interfaces[0].dispatcher' /tmp/status.json)" = true ] ||
+	fail "not in libxdp's dispatcher with CAP_SYS_ADMIN: $(jq -c '.interfaces[0] | {mode, dispatcher}' /tmp/status.json)"
+echo "   with the drop-in: $(jq -c '.interfaces[0] | {prog_id, mode, dispatcher}' /tmp/status.json)"
+systemctl stop xdpong@eth1 || fail "systemctl stop xdpong@eth1 with CAP_SYS_ADMIN added"
+no_xdp eth1
+rm -r /etc/systemd/system/xdpong@eth1.service.d
+systemctl daemon-reload
 passed
 
 step "multi"
@@ -375,6 +454,11 @@ step "watchdog"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$NEW_DEB" >/tmp/install.log 2>&1 ||
 	fail "apt install $NEW_DEB after purge: $(tail -n 20 /tmp/install.log)"
 kernel_echo 1
+# The unit's WatchdogSec (30 s) shortened by a drop-in, to save the suite's
+# time: the mechanism is the same.
+mkdir -p /etc/systemd/system/xdpong@eth1.service.d
+printf '[Service]\nWatchdogSec=12s\n' >/etc/systemd/system/xdpong@eth1.service.d/watchdog.conf
+systemctl daemon-reload
 systemctl enable -q --now xdpong@eth1 || fail "systemctl enable --now xdpong@eth1 after reinstall"
 ping_ok 10.77.0.2
 pid=$(prop xdpong@eth1 MainPID)
