@@ -92,16 +92,23 @@ int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *a
 int require_privileges(void);
 
 /* ---- owner.c: which `xdpong run` owns an interface ---- */
+/* Where the ownership locks live (owner.c says why). */
+#define OWNER_TOP_DIR "/run/xdpong"
+#define OWNER_DIR "/run/xdpong/owner"
 struct owner_info {
 	int pid;          /* in this pid namespace; 0 if unknown */
 	time_t since;     /* when it took the interface, 0 if unknown */
 	char version[32]; /* its xdpong version, "" if unknown */
 };
-/* Take ifindex: a listening fd (keep it open: closing it, or dying,
- * gives ownership up), -EBUSY if another process owns it, -errno. */
-int owner_claim(int ifindex);
-/* Answer every pending query on the claimed fd (from the poll loop). */
-void owner_answer(int listen_fd, time_t since);
+/* Make OWNER_DIR (0700) if missing and check it is safe to use. 0, or
+ * -errno with why set ("PATH is ...", unsaid). */
+int owner_dir_ready(char *why, size_t len);
+/* Take ifindex: a locked fd (keep it open: closing it, or dying, gives
+ * ownership up), -EBUSY if another process owns it, or -errno with why
+ * set (unsaid). */
+int owner_claim(int ifindex, char *why, size_t len);
+/* Give ifindex up: its lock file removed, fd closed. */
+void owner_release(int fd, int ifindex);
 /* 0 and who, if a live process owns ifindex; -ENOENT if none; -errno. */
 int owner_query(int ifindex, struct owner_info *info);
 
@@ -478,7 +485,7 @@ struct served {
 	bool up;              /* attached by this run */
 	struct attachment a;  /* when up */
 	time_t since;         /* attached since */
-	char why[160];        /* why not up */
+	char why[256];        /* why not up */
 	bool missing;         /* not up because the interface does not exist */
 	struct snapshot prev, cur;
 	bool have_stats;

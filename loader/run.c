@@ -206,7 +206,7 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 	return 0;
 }
 
-enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_OWNER0, FD_MAX = FD_OWNER0 + CONFIG_MAX_IFACES };
+enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_MAX };
 
 /* What the poll loop's handlers share. */
 struct loop {
@@ -298,20 +298,15 @@ static void on_timer(struct loop *l)
 		write_metrics(svc, l->st->global.metrics_file);
 }
 
-/* The descriptors to wait on; how many. */
-static int loop_fds(const struct loop *l, struct pollfd *pfd)
+/* The descriptors to wait on. */
+static void loop_fds(const struct loop *l, struct pollfd *pfd)
 {
-	int nfd = FD_OWNER0;
-
 	pfd[FD_SIG] = (struct pollfd){ .fd = l->sig, .events = POLLIN };
 	pfd[FD_MON] = (struct pollfd){ .fd = l->mon, .events = POLLIN };
 	pfd[FD_TIMER] = (struct pollfd){ .fd = l->tmr, .events = POLLIN };
 	pfd[FD_DOG] = (struct pollfd){ .fd = l->dog, .events = POLLIN };
 	pfd[FD_HTTP] = (struct pollfd){ .fd = *l->http ? http_fd(*l->http) : -1,
 					.events = POLLIN };
-	for (int i = 0; i < l->svc->n; i++)
-		pfd[nfd++] = (struct pollfd){ .fd = l->svc->v[i].owner_fd, .events = POLLIN };
-	return nfd;
 }
 
 static int run_loop(struct service *svc, struct settings *st, const char *config_path,
@@ -327,17 +322,13 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 	if (sd_watchdog_enabled(0, &dog_usec) > 0 && dog_usec)
 		l.dog = timer_open(dog_usec / 2e6);
 	for (;;) {
-		int nfd = loop_fds(&l, pfd);
-
-		if (poll(pfd, nfd, *http ? http_timeout_ms(*http) : -1) < 0) {
+		loop_fds(&l, pfd);
+		if (poll(pfd, FD_MAX, *http ? http_timeout_ms(*http) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
 			break;
 		}
-		for (int i = 0; i < svc->n; i++)
-			if (FD_OWNER0 + i < nfd && (pfd[FD_OWNER0 + i].revents & POLLIN))
-				owner_answer(svc->v[i].owner_fd, svc->v[i].since);
 		if (*http)
 			http_run(*http);
 		if ((pfd[FD_SIG].revents & POLLIN) && on_signal_fd(&l) == LOOP_END)
@@ -406,6 +397,17 @@ static int service_up_all(struct service *svc)
 	return up;
 }
 
+/* Where the ownership locks live must be usable before anything is
+ * attached: a run that cannot own its interfaces changes nothing. 0 or -1. */
+static int owner_dir_usable(void)
+{
+	char why[256];
+
+	if (!owner_dir_ready(why, sizeof(why)))
+		return 0;
+	return log_error("%s: 'xdpong run' keeps its ownership locks there; nothing attached", why);
+}
+
 static int run_main(const struct opts *cli)
 {
 	struct config *c = calloc(1, sizeof(*c));
@@ -422,7 +424,7 @@ static int run_main(const struct opts *cli)
 	if (ret)
 		goto out;
 	ret = 1;
-	if (require_privileges())
+	if (require_privileges() || owner_dir_usable())
 		goto out;
 	svc->wait_for_ifaces = cli->config != NULL;
 	/* Subscribe before reading the addresses, so no change slips between. */
