@@ -524,14 +524,32 @@ int service_apply(struct service *svc, const struct config *c);
 
 /* ---- http.c: GET /metrics and /healthz ---- */
 struct http;
-/* Listen on addr ("127.0.0.1:9435"). NULL with the reason said. */
-struct http *http_start(const char *addr, struct service *svc);
+/* Listen on addr ("127.0.0.1:9435"). NULL with the reason said; with
+ * busy, a port another process holds sets *busy and is not said. */
+struct http *http_start(const char *addr, struct service *svc, bool *busy);
 /* The fd to poll for it, and how long to wait at most (ms, -1: forever). */
 int http_fd(const struct http *h);
 int http_timeout_ms(const struct http *h);
 /* Serve what is ready; call when its fd is readable or the timeout passed. */
 void http_run(struct http *h);
 void http_stop(struct http *h);
+
+/* ---- listen.c: --metrics-listen, tried again while the port is taken ---- */
+#define LISTEN_RETRY_S 5
+struct listener {
+	const char *addr;   /* NULL: none asked for */
+	struct http *h;     /* NULL while not listening */
+	int retry_fd;       /* a timerfd while waiting for the port, else -1 */
+};
+/* Listen on addr (NULL: none). 0 when listening, or when another process
+ * holds the port (said once; listener_retry tries again), -1 when addr
+ * cannot be listened on at all (said). l is untouched on -1. */
+int listener_open(struct listener *l, const char *addr, struct service *svc);
+/* retry_fd is readable: one more try. */
+void listener_retry(struct listener *l, struct service *svc);
+/* Still waiting for the port? */
+bool listener_waiting(const struct listener *l);
+void listener_close(struct listener *l);
 
 /* ---- the subcommands, one file each ---- */
 extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats,
