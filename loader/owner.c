@@ -41,6 +41,7 @@
 #include "loader.h"
 
 #define OWNER_CLAIM_TRIES 8
+#define OWNER_READ_TRIES 20 /* 5 ms apart */
 
 static int why_set(char *why, size_t len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -178,6 +179,9 @@ static int claim_once(int dir, const char *name, char *why, size_t len)
 	int fd, e;
 
 	fd = openat(dir, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ELOOP)
+		return why_set(why, len, -ELOOP, "%s/%s is a symbolic link (remove it)", OWNER_DIR,
+			       name);
 	if (fd < 0)
 		return why_set(why, len, -errno, "%s/%s: %s", OWNER_DIR, name, strerror(errno));
 	e = fstat(fd, &st) ? -errno : 0;
@@ -241,8 +245,9 @@ void owner_release(int fd, int ifindex)
 	close(fd);
 }
 
-/* The record of a live owner; what cannot be read stays unknown (0, ""). */
-static void owner_read(int fd, struct owner_info *info)
+/* The record of a live owner; what cannot be read stays unknown (0, "").
+ * false if there is none (yet). */
+static bool owner_read(int fd, struct owner_info *info)
 {
 	unsigned long long pidns = 0;
 	long long since = 0;
@@ -252,14 +257,15 @@ static void owner_read(int fd, struct owner_info *info)
 
 	n = pread(fd, line, sizeof(line) - 1, 0);
 	if (n <= 0)
-		return;
+		return false;
 	line[n] = '\0';
 	if (sscanf(line, "pid %d pidns %llu since %lld version %31s", &pid, &pidns, &since,
 		   info->version) < 3)
-		return;
+		return false;
 	/* A pid from another pid namespace would name someone else here. */
 	info->pid = pidns == pidns_ino() ? pid : 0;
 	info->since = since;
+	return true;
 }
 
 int owner_query(int ifindex, struct owner_info *info)
@@ -286,7 +292,9 @@ int owner_query(int ifindex, struct owner_info *info)
 	else if (fl.l_type == F_UNLCK)
 		e = -ENOENT; /* a stale file: its run died */
 	else
-		owner_read(fd, info);
+		/* Locked but no record yet: the owner writes it right after. */
+		for (int i = 0; i < OWNER_READ_TRIES && !owner_read(fd, info); i++)
+			usleep(5000);
 	close(fd);
 	return e;
 }
