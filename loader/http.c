@@ -132,8 +132,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return text(c, MHD_HTTP_NOT_FOUND, "not found: this serves /metrics and /healthz\n");
 }
 
-/* Our own socket, so a port in use or a foreign address is named as such. */
-static int listen_on(const char *addr, struct sockaddr_storage *ss)
+/* Our own socket, so a port in use or a foreign address is named as such;
+ * with busy, a port in use is only told (*busy), not said. */
+static int listen_on(const char *addr, struct sockaddr_storage *ss, bool *busy)
 {
 	socklen_t len = ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 						    sizeof(struct sockaddr_in);
@@ -149,15 +150,18 @@ static int listen_on(const char *addr, struct sockaddr_storage *ss)
 	if (bind(fd, (struct sockaddr *)ss, len) || listen(fd, 64)) {
 		e = errno;
 		close(fd);
+		if (busy && e == EADDRINUSE) {
+			*busy = true;
+			return -1;
+		}
 		return log_error("--metrics-listen %s: %s%s", addr, strerror(e),
-				 e == EADDRINUSE ? " (another process listens there: choose another port)" :
 				 e == EADDRNOTAVAIL ? " (not an address of this host)" :
 				 e == EACCES ? " (a port below 1024 needs CAP_NET_BIND_SERVICE)" : "");
 	}
 	return fd;
 }
 
-struct http *http_start(const char *addr, struct service *svc)
+struct http *http_start(const char *addr, struct service *svc, bool *busy)
 {
 	struct sockaddr_storage ss;
 	struct http *h;
@@ -170,7 +174,7 @@ struct http *http_start(const char *addr, struct service *svc)
 	if (!h)
 		return NULL;
 	h->svc = svc;
-	h->listen_fd = listen_on(addr, &ss);
+	h->listen_fd = listen_on(addr, &ss, busy);
 	if (h->listen_fd < 0) {
 		free(h);
 		return NULL;

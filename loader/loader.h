@@ -113,16 +113,23 @@ struct btf *btfstore_load(__u32 btf_id);
 void btfstore_prune(const struct attachment *a, bool all);
 
 /* ---- owner.c: which `xdpong run` owns an interface ---- */
+/* Where the ownership locks live (owner.c says why). */
+#define OWNER_TOP_DIR "/run/xdpong"
+#define OWNER_DIR "/run/xdpong/owner"
 struct owner_info {
 	int pid;          /* in this pid namespace; 0 if unknown */
 	time_t since;     /* when it took the interface, 0 if unknown */
 	char version[32]; /* its xdpong version, "" if unknown */
 };
-/* Take ifindex: a listening fd (keep it open: closing it, or dying,
- * gives ownership up), -EBUSY if another process owns it, -errno. */
-int owner_claim(int ifindex);
-/* Answer every pending query on the claimed fd (from the poll loop). */
-void owner_answer(int listen_fd, time_t since);
+/* Make OWNER_DIR (0700) if missing and check it is safe to use. 0, or
+ * -errno with why set ("PATH is ...", unsaid). */
+int owner_dir_ready(char *why, size_t len);
+/* Take ifindex: a locked fd (keep it open: closing it, or dying, gives
+ * ownership up), -EBUSY if another process owns it, or -errno with why
+ * set (unsaid). */
+int owner_claim(int ifindex, char *why, size_t len);
+/* Give ifindex up: its lock file removed, fd closed. */
+void owner_release(int fd, int ifindex);
 /* 0 and who, if a live process owns ifindex; -ENOENT if none; -errno. */
 int owner_query(int ifindex, struct owner_info *info);
 
@@ -513,7 +520,7 @@ struct served {
 	bool up;              /* attached by this run */
 	struct attachment a;  /* when up */
 	time_t since;         /* attached since */
-	char why[160];        /* why not up */
+	char why[256];        /* why not up */
 	bool missing;         /* not up because the interface does not exist */
 	struct snapshot prev, cur;
 	bool have_stats;
@@ -553,14 +560,32 @@ int service_apply(struct service *svc, const struct config *c);
 
 /* ---- http.c: GET /metrics and /healthz ---- */
 struct http;
-/* Listen on addr ("127.0.0.1:9435"). NULL with the reason said. */
-struct http *http_start(const char *addr, struct service *svc);
+/* Listen on addr ("127.0.0.1:9435"). NULL with the reason said; with
+ * busy, a port another process holds sets *busy and is not said. */
+struct http *http_start(const char *addr, struct service *svc, bool *busy);
 /* The fd to poll for it, and how long to wait at most (ms, -1: forever). */
 int http_fd(const struct http *h);
 int http_timeout_ms(const struct http *h);
 /* Serve what is ready; call when its fd is readable or the timeout passed. */
 void http_run(struct http *h);
 void http_stop(struct http *h);
+
+/* ---- listen.c: --metrics-listen, tried again while the port is taken ---- */
+#define LISTEN_RETRY_S 5
+struct listener {
+	const char *addr;   /* NULL: none asked for */
+	struct http *h;     /* NULL while not listening */
+	int retry_fd;       /* a timerfd while waiting for the port, else -1 */
+};
+/* Listen on addr (NULL: none). 0 when listening, or when another process
+ * holds the port (said once; listener_retry tries again), -1 when addr
+ * cannot be listened on at all (said). l is untouched on -1. */
+int listener_open(struct listener *l, const char *addr, struct service *svc);
+/* retry_fd is readable: one more try. */
+void listener_retry(struct listener *l, struct service *svc);
+/* Still waiting for the port? */
+bool listener_waiting(const struct listener *l);
+void listener_close(struct listener *l);
 
 /* ---- the subcommands, one file each ---- */
 extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats,

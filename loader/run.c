@@ -82,7 +82,7 @@ struct settings {
  * difference; if not, say why and change nothing.
  */
 static void reload(struct service *svc, struct settings *st, const char *path,
-		   struct http **http)
+		   struct listener *ml)
 {
 	struct config *c = calloc(1, sizeof(*c));
 	const char *old_listen = st->global.metrics_listen;
@@ -99,18 +99,18 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 	if ((c->global.metrics_listen || old_listen) &&
 	    (!c->global.metrics_listen || !old_listen ||
 	     strcmp(c->global.metrics_listen, old_listen))) {
-		struct http *h = c->global.metrics_listen ? http_start(c->global.metrics_listen, svc) :
-							    NULL;
+		struct listener n;
 
-		if (c->global.metrics_listen && !h) {
+		if (listener_open(&n, c->global.metrics_listen, svc)) {
 			log_error("reload: the new --metrics-listen cannot be had; nothing changed");
 			config_free(c);
 			free(c);
 			return;
 		}
-		http_stop(*http);
-		*http = h;
+		listener_close(ml);
+		*ml = n;
 	}
+	ml->addr = c->global.metrics_listen; /* the old config's string goes below */
 	service_apply(svc, c);
 	st->global = c->global;
 	st->print_stats = st->global.interval > 0;
@@ -122,9 +122,10 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 	st->cfg = c;
 }
 
-static void notify_status(const struct service *svc)
+static void notify_status(const struct service *svc, const struct listener *ml)
 {
 	unsigned long long rep = 0, pas = 0, drp = 0;
+	char wait[128] = "";
 	int up = 0;
 
 	for (int i = 0; i < svc->n; i++) {
@@ -137,12 +138,15 @@ static void notify_status(const struct service *svc)
 		pas += v->cur.outcome[XDPONG_PASSED];
 		drp += v->cur.outcome[XDPONG_DROPPED];
 	}
+	if (listener_waiting(ml))
+		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", ml->addr);
 	if (svc->n == 1 && svc->v[0].up)
-		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu passed, %llu dropped",
-			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp);
+		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu passed, %llu dropped%s",
+			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
+			   wait);
 	else
-		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, %llu dropped",
-			   up, svc->n, rep, pas, drp);
+		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, %llu dropped%s",
+			   up, svc->n, rep, pas, drp, wait);
 }
 
 static void write_metrics(struct service *svc, const char *path)
@@ -206,14 +210,14 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 	return 0;
 }
 
-enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_OWNER0, FD_MAX = FD_OWNER0 + CONFIG_MAX_IFACES };
+enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_LISTEN_RETRY, FD_MAX };
 
 /* What the poll loop's handlers share. */
 struct loop {
 	struct service *svc;
 	struct settings *st;
 	const char *config_path;
-	struct http **http;
+	struct listener *ml;    /* --metrics-listen */
 	int sig, mon, tmr, dog; /* signalfd, netlink monitor, timerfds (-1: none) */
 	bool keep;              /* leave the programs attached at exit */
 	int ret;                /* the exit code, once the loop ends */
@@ -234,7 +238,7 @@ static int on_signal_fd(struct loop *l)
 		if (l->config_path) {
 			double was = l->st->global.interval;
 
-			reload(l->svc, l->st, l->config_path, l->http);
+			reload(l->svc, l->st, l->config_path, l->ml);
 			if (l->st->global.interval != was) {
 				if (l->tmr >= 0)
 					close(l->tmr);
@@ -244,7 +248,7 @@ static int on_signal_fd(struct loop *l)
 			served_resync(&l->svc->v[0], false);
 		}
 		sd_notify(0, "READY=1");
-		notify_status(l->svc);
+		notify_status(l->svc, l->ml);
 		return LOOP_ON;
 	}
 	l->ret = 0;
@@ -289,7 +293,7 @@ static void on_timer(struct loop *l)
 	if (read(l->tmr, &ticks, sizeof(ticks)) < 0)
 		return;
 	service_tick(svc);
-	notify_status(svc);
+	notify_status(svc, l->ml);
 	for (int i = 0; l->st->print_stats && i < svc->n; i++)
 		if (svc->v[i].up && svc->v[i].have_stats)
 			print_sample(&svc->v[i].a, &svc->v[i].prev, &svc->v[i].cur,
@@ -298,26 +302,22 @@ static void on_timer(struct loop *l)
 		write_metrics(svc, l->st->global.metrics_file);
 }
 
-/* The descriptors to wait on; how many. */
-static int loop_fds(const struct loop *l, struct pollfd *pfd)
+/* The descriptors to wait on. */
+static void loop_fds(const struct loop *l, struct pollfd *pfd)
 {
-	int nfd = FD_OWNER0;
-
 	pfd[FD_SIG] = (struct pollfd){ .fd = l->sig, .events = POLLIN };
 	pfd[FD_MON] = (struct pollfd){ .fd = l->mon, .events = POLLIN };
 	pfd[FD_TIMER] = (struct pollfd){ .fd = l->tmr, .events = POLLIN };
 	pfd[FD_DOG] = (struct pollfd){ .fd = l->dog, .events = POLLIN };
-	pfd[FD_HTTP] = (struct pollfd){ .fd = *l->http ? http_fd(*l->http) : -1,
+	pfd[FD_HTTP] = (struct pollfd){ .fd = l->ml->h ? http_fd(l->ml->h) : -1,
 					.events = POLLIN };
-	for (int i = 0; i < l->svc->n; i++)
-		pfd[nfd++] = (struct pollfd){ .fd = l->svc->v[i].owner_fd, .events = POLLIN };
-	return nfd;
+	pfd[FD_LISTEN_RETRY] = (struct pollfd){ .fd = l->ml->retry_fd, .events = POLLIN };
 }
 
 static int run_loop(struct service *svc, struct settings *st, const char *config_path,
-		    struct http **http, int sig, int mon)
+		    struct listener *ml, int sig, int mon)
 {
-	struct loop l = { .svc = svc, .st = st, .config_path = config_path, .http = http,
+	struct loop l = { .svc = svc, .st = st, .config_path = config_path, .ml = ml,
 			  .sig = sig, .mon = mon, .tmr = timer_open(st->global.interval),
 			  .dog = -1, .ret = 1 };
 	struct pollfd pfd[FD_MAX];
@@ -327,19 +327,17 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 	if (sd_watchdog_enabled(0, &dog_usec) > 0 && dog_usec)
 		l.dog = timer_open(dog_usec / 2e6);
 	for (;;) {
-		int nfd = loop_fds(&l, pfd);
-
-		if (poll(pfd, nfd, *http ? http_timeout_ms(*http) : -1) < 0) {
+		loop_fds(&l, pfd);
+		if (poll(pfd, FD_MAX, ml->h ? http_timeout_ms(ml->h) : -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
 			break;
 		}
-		for (int i = 0; i < svc->n; i++)
-			if (FD_OWNER0 + i < nfd && (pfd[FD_OWNER0 + i].revents & POLLIN))
-				owner_answer(svc->v[i].owner_fd, svc->v[i].since);
-		if (*http)
-			http_run(*http);
+		if (ml->h)
+			http_run(ml->h);
+		if (pfd[FD_LISTEN_RETRY].revents & POLLIN)
+			listener_retry(ml, svc);
 		if ((pfd[FD_SIG].revents & POLLIN) && on_signal_fd(&l) == LOOP_END)
 			break;
 		if (pfd[FD_SIG].revents & POLLIN)
@@ -406,12 +404,23 @@ static int service_up_all(struct service *svc)
 	return up;
 }
 
+/* Where the ownership locks live must be usable before anything is
+ * attached: a run that cannot own its interfaces changes nothing. 0 or -1. */
+static int owner_dir_usable(void)
+{
+	char why[256];
+
+	if (!owner_dir_ready(why, sizeof(why)))
+		return 0;
+	return log_error("%s: 'xdpong run' keeps its ownership locks there; nothing attached", why);
+}
+
 static int run_main(const struct opts *cli)
 {
 	struct config *c = calloc(1, sizeof(*c));
 	struct service *svc = calloc(1, sizeof(*svc));
 	struct settings st = { .cfg = c };
-	struct http *http = NULL;
+	struct listener ml = { .retry_fd = -1 };
 	int sig = -1, mon = -1, ret = 1, up = 0;
 
 	if (!c || !svc) {
@@ -422,7 +431,7 @@ static int run_main(const struct opts *cli)
 	if (ret)
 		goto out;
 	ret = 1;
-	if (require_privileges(PRIVS_ATTACH))
+	if (require_privileges(PRIVS_ATTACH) || owner_dir_usable())
 		goto out;
 	svc->wait_for_ifaces = cli->config != NULL;
 	/* Subscribe before reading the addresses, so no change slips between. */
@@ -433,13 +442,11 @@ static int run_main(const struct opts *cli)
 			  strerror(-(sig < 0 ? sig : mon)));
 		goto out;
 	}
-	/* A listener that cannot be had is a configuration error: before
-	 * anything is attached, so a bad one changes nothing. */
-	if (st.global.metrics_listen) {
-		http = http_start(st.global.metrics_listen, svc);
-		if (!http)
-			goto out;
-	}
+	/* A listener that cannot be had at all is a configuration error:
+	 * before anything is attached, so a bad one changes nothing. A port
+	 * another process holds is not: it is waited for (listen.c). */
+	if (listener_open(&ml, st.global.metrics_listen, svc))
+		goto out;
 	service_fill(svc, c);
 	/* A metrics file that cannot be written is a configuration error: said
 	 * before anything is attached (the first one says xdpong_up 0). */
@@ -454,10 +461,10 @@ static int run_main(const struct opts *cli)
 	if (st.global.metrics_file)
 		write_metrics(svc, st.global.metrics_file);
 	sd_notifyf(0, "READY=1\nMAINPID=%d", getpid());
-	notify_status(svc);
+	notify_status(svc, &ml);
 	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits leaving the programs attached for the next run",
 		 getpid(), up, svc->n);
-	ret = run_loop(svc, &st, cli->config, &http, sig, mon);
+	ret = run_loop(svc, &st, cli->config, &ml, sig, mon);
 	if (svc->lost_one && !svc->wait_for_ifaces)
 		ret = 1;
 	goto out;
@@ -465,7 +472,7 @@ out_down:
 	for (int i = 0; i < svc->n; i++)
 		served_down(&svc->v[i], true);
 out:
-	http_stop(http);
+	listener_close(&ml);
 	if (sig >= 0)
 		close(sig);
 	if (mon >= 0)

@@ -25,10 +25,33 @@ static void set_why(struct served *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Own ifindex (owner.c) before touching it. 0, or -1 with why set and said. */
+static int served_claim(struct served *v, int ifindex)
+{
+	struct owner_info who;
+	char why[sizeof(v->why) - 32];
+	int fd = owner_claim(ifindex, why, sizeof(why));
+
+	if (fd == -EBUSY) {
+		if (!owner_query(ifindex, &who) && who.pid)
+			set_why(v, "owned by another 'xdpong run' (pid %d)", who.pid);
+		else
+			set_why(v, "owned by another 'xdpong run'");
+		return log_error("%s is %s: one run per interface; stop that one first", v->name,
+				 v->why);
+	}
+	if (fd < 0) {
+		set_why(v, "cannot take ownership: %s", why);
+		return log_error("%s: %s", v->name, v->why);
+	}
+	v->owner_fd = fd;
+	v->owned_ifindex = ifindex;
+	return 0;
+}
+
 int served_up(struct served *v)
 {
 	struct link_info li;
-	struct owner_info who;
 	int e;
 
 	if (v->up)
@@ -39,29 +62,11 @@ int served_up(struct served *v)
 		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)" : strerror(-e));
 		return -1;
 	}
-	if (v->owner_fd < 0) {
-		v->owner_fd = owner_claim(li.ifindex);
-		if (v->owner_fd == -EBUSY) {
-			v->owner_fd = -1;
-			if (!owner_query(li.ifindex, &who))
-				set_why(v, "owned by another 'xdpong run' (pid %d)", who.pid);
-			else
-				set_why(v, "owned by another 'xdpong run'");
-			log_error("%s is %s: one run per interface; stop that one first", v->name,
-				  v->why);
-			return -1;
-		}
-		if (v->owner_fd < 0) {
-			set_why(v, "cannot take ownership: %s", strerror(-v->owner_fd));
-			log_error("%s: %s", v->name, v->why);
-			v->owner_fd = -1;
-			return -1;
-		}
-		v->owned_ifindex = li.ifindex;
-	}
+	if (v->owner_fd < 0 && served_claim(v, li.ifindex))
+		return -1;
 	if (load_up(v->name, &v->o, &v->a)) {
 		set_why(v, "attach failed (see the log)");
-		close(v->owner_fd);
+		owner_release(v->owner_fd, v->owned_ifindex);
 		v->owner_fd = -1;
 		return -1;
 	}
@@ -79,8 +84,7 @@ void served_down(struct served *v, bool detach)
 		load_down(&v->a, detach);
 	v->up = false;
 	v->have_stats = false;
-	if (v->owner_fd >= 0)
-		close(v->owner_fd);
+	owner_release(v->owner_fd, v->owned_ifindex);
 	v->owner_fd = -1;
 	v->owned_ifindex = 0;
 }

@@ -59,11 +59,17 @@ static struct json_object *owner_json(const struct owner_info *w, bool owned)
 	return o;
 }
 
-static void owner_text(const struct attachment *a, const struct owner_info *w, bool owned)
+/* who: owner_query's answer. */
+static void owner_text(const struct attachment *a, const struct owner_info *w, int who)
 {
 	char buf[32];
 
-	if (!owned) {
+	if (who && who != -ENOENT) {
+		printf("  owner:   cannot tell: %s is not usable (%s; 'xdpong run' says why)\n",
+		       OWNER_DIR, strerror(-who));
+		return;
+	}
+	if (who) {
 		printf("  owner:   none: left by 'xdpong attach', or by a run that died; the next 'xdpong run %s' or 'attach' takes it over\n",
 		       a->li.name);
 		return;
@@ -229,7 +235,7 @@ static struct json_object *status_json(const struct attachment *a,
 
 static void status_text(const struct attachment *a, const struct xdpong_bpf__rodata *ro,
 			const struct xdpong_bpf__bss *bss, bool pinned,
-			const struct owner_info *w, bool owned, const struct tx_state *tx,
+			const struct owner_info *w, int who, const struct tx_state *tx,
 			const struct chain_state *cs)
 {
 	char dir[256];
@@ -238,7 +244,7 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 	printf("%s: xdpong program id %u, %s mode%s, %s framing\n", a->li.name,
 	       a->prog_id, a->mode, a->dispatcher ? " (libxdp dispatcher)" : "",
 	       ro->cfg_framing == XDPONG_FRAMING_IP ? "IP (TUN)" : "Ethernet");
-	owner_text(a, w, owned);
+	owner_text(a, w, who);
 	chain_text(cs);
 	printf("  maps:    ");
 	for (int m = 0, n = 0; m < MAP_COUNT; m++)
@@ -276,7 +282,7 @@ static struct json_object *status_one(const struct attachment *a, bool json)
 	struct xdpong_bpf__bss bss = { 0 };
 	bool pinned = pins_match(a->li.name, a->map_id[MAP_STATS]);
 	struct owner_info w;
-	bool owned = !owner_query(a->li.ifindex, &w);
+	int who = owner_query(a->li.ifindex, &w);
 	struct tx_state tx = { .links = txwatch_count(a) };
 	struct chain_state cs;
 
@@ -286,8 +292,8 @@ static struct json_object *status_one(const struct attachment *a, bool json)
 	if (tx.links != -ENOENT && txwatch_read(a->map_fd[MAP_TXFAIL], &tx.failed))
 		tx.links = -ENOENT; /* a count this build cannot read */
 	if (json)
-		return status_json(a, &ro, &bss, pinned, &w, owned, &tx, &cs);
-	status_text(a, &ro, &bss, pinned, &w, owned, &tx, &cs);
+		return status_json(a, &ro, &bss, pinned, &w, !who, &tx, &cs);
+	status_text(a, &ro, &bss, pinned, &w, who, &tx, &cs);
 	return NULL;
 }
 

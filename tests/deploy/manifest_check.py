@@ -86,7 +86,8 @@ def main(manifest, privs_c, unit, image_tag):
     check(sc.get("appArmorProfile", {}).get("type") == "Unconfined",
           "AppArmor unconfined (the default profile denies writes under /sys/fs/bpf)")
 
-    # Volumes: the config, the include directory, the host's bpffs.
+    # Volumes: the config, the include directory, the host's bpffs and
+    # ownership locks.
     vols = {v["name"]: v for v in pod["volumes"]}
     mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
     conf_mount = mounts.get("/etc/xdpong")
@@ -97,6 +98,10 @@ def main(manifest, privs_c, unit, image_tag):
     bpf = mounts.get("/sys/fs/bpf")
     check(bpf is not None and vols[bpf["name"]].get("hostPath", {}).get("path") == "/sys/fs/bpf",
           "the host's /sys/fs/bpf mounted at /sys/fs/bpf")
+    owner = mounts.get("/run/xdpong/owner")
+    check(owner is not None and not owner.get("readOnly") and
+          vols[owner["name"]].get("hostPath", {}).get("path") == "/run/xdpong/owner",
+          "the host's /run/xdpong/owner mounted at /run/xdpong/owner (ownership holds between pods)")
     # Bidirectional needs a privileged container.
     check(bpf.get("mountPropagation") in ("HostToContainer", None),
           "bpffs mount propagation %s (Bidirectional needs privileged)" % bpf.get("mountPropagation"))
@@ -114,6 +119,8 @@ def main(manifest, privs_c, unit, image_tag):
     script = c["args"][0]
     check(c["command"] == ["/bin/sh", "-c"], "the command is /bin/sh -c SCRIPT")
     check(">%s/node.conf" % inc.group(1) in script, "the script writes %s/node.conf" % inc.group(1))
+    check("chmod 0700 %s/\n" % inc.group(1) in script,
+          "the script makes %s 0700 (xdpong refuses a lock directory others may write)" % inc.group(1))
     check(script.rstrip().endswith("exec /usr/sbin/xdpong run --config /etc/xdpong/xdpong.conf"),
           "the script ends by exec-ing xdpong run --config (PID 1, signals reach it)")
     env = {e["name"]: e for e in c["env"]}

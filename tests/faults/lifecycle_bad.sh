@@ -6,7 +6,9 @@
 #     `ip netns exec`, whose bpffs vanished with it, then died): a run
 #     through nsenter takes it over from the program, counters and all, and
 #     pins it where it can;
-#  2. /run read-only: ownership needs no file, run still owns and serves;
+#  2. /run read-only, with and without /run/xdpong in it: run cannot
+#     own the interface (its lock lives there), says so in one line,
+#     exits 1 and attaches nothing;
 #  3. a bpffs that takes no pins (read-only): attach still answers, says
 #     the maps are not pinned, and every command finds them anyway;
 #  4. the interface deleted around a takeover: the run that finds it gone
@@ -46,20 +48,24 @@ kill -TERM "$XDF_RUN_PID"
 xdf_wait_exit "$XDF_RUN_PID" 5 || xdpt_fail "run still running after SIGTERM"
 xdf_assert_state "$NS_RESP" "$IF_RESP" none "after SIGTERM"
 
-xdpt_log "2. /run read-only: run owns and serves"
-nsenter "--net=/run/netns/$NS_RESP" unshare --mount --propagation private sh -c '
-	mount -o bind,ro /run /run && touch /run/xdpt-rw-test 2>/dev/null && exit 9
-	exec "$1" run "$2" --mode skb' _ "$XDPONG" "$IF_RESP" >"$XDPT_TMP/run3" 2>&1 &
-pid=$!
-xdpt_wait 10 grep -q 'running (pid' "$XDPT_TMP/run3" || xdpt_fail "run with /run read-only: $(cat "$XDPT_TMP/run3")"
-xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
-owner=$(xdf_owner_pid "$NS_RESP" "$IF_RESP")
-[ -n "$owner" ] || xdpt_fail "no owner with /run read-only"
-xdf_x_rc 1 "$NS_RESP" run "$IF_RESP" --mode skb
-xdpt_assert_match "owned by another 'xdpong run' \(pid $owner\)" "$XDPT_ERR" "a second run"
-kill -TERM "$owner"
-xdf_wait_exit "$pid" 5 || xdpt_fail "run with /run read-only did not stop"
-xdf_assert_state "$NS_RESP" "$IF_RESP" none "after SIGTERM"
+xdpt_log "2. /run read-only: run says so and attaches nothing"
+for made in no yes; do
+	# A tmpfs of our own over /run, in a private mount namespace: the
+	# host's /run is not touched. made=yes: the lock directory exists.
+	nsenter "--net=/run/netns/$NS_RESP" unshare --mount --propagation private sh -c '
+		mount -t tmpfs -o mode=0755 tmpfs /run || exit 9
+		[ "$3" = no ] || mkdir -m 0700 -p /run/xdpong/owner || exit 9
+		mount -o remount,ro /run && touch /run/xdpt-rw-test 2>/dev/null && exit 9
+		exec "$1" run "$2" --mode skb' _ "$XDPONG" "$IF_RESP" "$made" >"$XDPT_TMP/run3" 2>&1
+	rc=$?
+	[ "$rc" = 9 ] && xdpt_skip "cannot mount a read-only tmpfs over /run here"
+	xdpt_assert_eq 1 "$rc" "run with /run read-only (lock dir made: $made): $(cat "$XDPT_TMP/run3")"
+	xdpt_assert_eq 1 "$(wc -l <"$XDPT_TMP/run3")" "one line (lock dir made: $made)"
+	xdpt_assert_match "^xdpong: /run/xdpong.*(Read-only|read-only).*nothing attached" \
+		"$(cat "$XDPT_TMP/run3")" "the line (lock dir made: $made)"
+	xdf_assert_state "$NS_RESP" "$IF_RESP" none "after a run with /run read-only (lock dir made: $made)"
+	xdpt_log "lock dir made: $made: $(cat "$XDPT_TMP/run3")"
+done
 
 xdpt_log "3. a bpffs that takes no pins"
 nsenter "--net=/run/netns/$NS_RESP" unshare --mount --propagation private sh -c '

@@ -8,8 +8,9 @@
 #     exit 1 naming FILE:LINE and the fix, and attach nothing;
 #  2. the same files on a SIGHUP to a running service: refused, every
 #     program id and prefix as before, the service still up;
-#  3. --metrics-listen on a port in use, or on an address that is not this
-#     host's: exit 1 before anything is attached;
+#  3. --metrics-listen on an address that is not this host's: exit 1
+#     before anything is attached (a port another process holds is waited
+#     for: security/squatter);
 #  4. HTTP: an unknown path (404), other methods (405 with Allow), an
 #     oversized request (refused), a slowloris client (cut after the
 #     connection timeout, while others are served): the service still
@@ -81,19 +82,7 @@ done
 xdpt_rc 1 "$XDPONG" config check "$XDPT_TMP/does-not-exist.conf"
 xdpt_assert_match "cannot read: No such file or directory" "$XDPT_ERR" "config check of a missing file"
 
-xdpt_log "3. --metrics-listen: a port in use, an address not ours"
-ip netns exec "$NS_RESP" /usr/bin/python3 -c '
-import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1)
-print("ok", flush=True); time.sleep(20)' "${FL_LISTEN#*:}" >"$XDPT_TMP/squat" &
-squat=$!
-xdpt_wait 5 grep -q ok "$XDPT_TMP/squat" || xdpt_fail "cannot occupy the port"
-xdf_x_rc 1 "$NS_RESP" run --config "$GOOD"
-xdpt_assert_match "metrics-listen $FL_LISTEN: Address already in use \(another process listens there" \
-	"$XDPT_ERR" "port in use"
-xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$FR")" "program after the port in use"
-kill "$squat"
-wait "$squat" 2>/dev/null
+xdpt_log "3. --metrics-listen: an address not ours"
 xdf_x_rc 1 "$NS_RESP" run "$FR" --metrics-listen 203.0.113.5:9435
 xdpt_assert_match "not an address of this host" "$XDPT_ERR" "a foreign address"
 xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$FR")" "program after the foreign address"
