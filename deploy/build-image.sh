@@ -6,7 +6,8 @@
 #
 #   1. mmdebstrap makes a Debian 12 (bookworm) rootfs: the Essential
 #      packages plus the libraries build/xdpong links against. It is
-#      cached as build/deploy/base-KEY.tar, KEY a hash of everything that
+#      cached as /var/cache/xdpong-deploy/base-KEY.tar (XDPONG_DEPLOY_CACHE),
+#      KEY a hash of everything that
 #      goes into it (suite, mirrors, packages, options), so a rebuild of
 #      xdpong alone takes seconds; --refresh fetches it anew (security
 #      updates).
@@ -145,7 +146,11 @@ deb $MIRROR $SUITE-updates main
 deb $SECURITY_MIRROR $SUITE-security main"
 key=$(printf '%s\n' "$SUITE" "$SOURCES" "${RUNTIME_PACKAGES[*]}" "${MMDEBSTRAP_OPTS[*]}" \
 	"$(mmdebstrap --version)" | sha256sum | cut -c1-16)
-BASE=$OUT/base-$key.tar
+# On the machine, not in the tree: every clone (a CI run's fresh one too)
+# reuses it, as tools/vm/ does its kernels and guests.
+CACHE=${XDPONG_DEPLOY_CACHE:-/var/cache/xdpong-deploy}
+mkdir -p "$CACHE" || die "cannot create $CACHE"
+BASE=$CACHE/base-$key.tar
 if [ "$CACHED_ONLY" = 1 ] && [ ! -s "$BASE" ]; then
 	unavailable "--cached-only: no cached Debian base ${BASE#"$REPO"/} (run without it once)"
 elif [ "$REFRESH" = 1 ] || [ ! -s "$BASE" ]; then
@@ -167,7 +172,7 @@ elif [ "$REFRESH" = 1 ] || [ ! -s "$BASE" ]; then
 	mv "$BASE.tmp" "$BASE"
 	trap - EXIT
 	# Bases for other inputs are stale now.
-	find "$OUT" -maxdepth 1 -name 'base-*.tar' ! -name "${BASE##*/}" -delete
+	find "$CACHE" -maxdepth 1 -name 'base-*.tar' ! -name "${BASE##*/}" -delete
 else
 	log DEBIAN "cached ${BASE#"$REPO"/} (--refresh to fetch it anew)"
 fi

@@ -10,8 +10,9 @@
 #
 # Not tested here: `podman run` (crun cannot set rlimits in this sandbox)
 # and a cluster (there is none). The Debian base is cached under
-# build/deploy/ (deploy/build-image.sh); its first fetch takes about two
-# minutes, and when that does not fit in the test's time, the test skips.
+# /var/cache/xdpong-deploy/ (deploy/build-image.sh), for every clone on
+# the machine; its first fetch takes about two minutes, and when that does
+# not fit in the test's time, the test skips.
 . "$(dirname "$0")/../lib/deploy.bash"
 
 xdpt_require_root
