@@ -87,9 +87,14 @@ xdpt_wait 5 grep -q listening "$PETS" || xdpt_fail "the notify stand-in did not 
 NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=1000000 xdf_run_bg "$NS_RESP" "$XDPT_TMP/run.out" \
 	"$IF_RESP" --mode skb --metrics-listen "$LISTEN"
 XD=$XDF_RUN_PID
-# Both ends of the watchdog at nice -20: the other load of a shared test
-# machine must not show as late pets; what is measured is xdpong's loop.
-renice -n -20 -p "$XD" "$STANDIN" >/dev/null || xdpt_fail "cannot renice run and the stand-in"
+# Both ends of the watchdog in the real-time class (nice -20 where that is
+# refused): a shared test machine, its CPUs busy with other work, delays a
+# normal process's wakeups by hundreds of ms, which would read as late
+# pets. What is measured is xdpong's loop; its CPU time, checked below,
+# says that the endpoint's work stays small.
+chrt -f -p 10 "$XD" >/dev/null 2>&1 && chrt -f -p 10 "$STANDIN" >/dev/null 2>&1 ||
+	renice -n -20 -p "$XD" "$STANDIN" >/dev/null ||
+	xdpt_fail "cannot raise the priority of run and the stand-in"
 xdpt_wait 15 grep -q 'READY=1' "$PETS" || xdpt_fail "no READY=1 from run"
 pets() { grep -c ' WATCHDOG=1$' "$PETS"; }
 pets_at_least() { [ "$(pets)" -ge "$1" ]; }
