@@ -63,26 +63,8 @@ SOCK=$XDPT_TMP/notify.sock
 PETS=$XDPT_TMP/pets.log
 XDPT_FAIL_LOGS="$XDPT_TMP/run.out $PETS"
 
-# The stand-in for systemd: "<monotonic seconds> <message>" per datagram,
-# until STOPPING=1 or 60 s.
-"$PY" - "$SOCK" "$PETS" <<'PY' &
-import socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-s.settimeout(60)
-with open(sys.argv[2], "w", buffering=1) as log:
-    log.write("listening\n")
-    try:
-        while True:
-            msg = s.recv(4096).decode()
-            log.write("%.3f %s\n" % (time.monotonic(), msg.replace("\n", "|")))
-            if "STOPPING=1" in msg.split("\n"):
-                break
-    except socket.timeout:
-        log.write("timeout\n")
-PY
-STANDIN=$!
-xdpt_wait 5 grep -q listening "$PETS" || xdpt_fail "the notify stand-in did not start"
+xdf_notify_standin "$SOCK" "$PETS"
+STANDIN=$XDF_STANDIN_PID
 
 NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=1000000 xdf_run_bg "$NS_RESP" "$XDPT_TMP/run.out" \
 	"$IF_RESP" --mode skb --metrics-listen "$LISTEN"
