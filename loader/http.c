@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
 #include "loader.h"
@@ -42,6 +43,7 @@ struct http_conn {
 	__u64 deadline_ms;        /* CLOCK_MONOTONIC */
 	bool answering;           /* its request arrived whole: the library answers it */
 	bool watched;             /* in ep, for the client's hang-up */
+	bool hung_up;             /* the client closed its side */
 	bool cut;                 /* shut down, the library yet to close it */
 };
 
@@ -149,7 +151,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 	(void)version;
 	(void)upload;
-	/* Called once the headers are whole: no longer the guard's to cut. */
+	/* Called once the headers are whole: the guard lets it be answered. */
 	if (i && i->socket_context)
 		((struct http_conn *)i->socket_context)->answering = true;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
@@ -181,10 +183,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
  *    and FIN arrived together, before the accept (all that waited in the
  *    accept queue while we were full), is seen to have gone only when its
  *    timeout comes; each would hold one of the HTTP_MAX_CONN places for
- *    HTTP_TIMEOUT_S after a flood. We watch each socket for EPOLLRDHUP.
+ *    HTTP_TIMEOUT_S after a flood. We watch each socket for EPOLLRDHUP,
+ *    and once the library has read what the client sent, one that hung up
+ *    is cut unless its request is being answered; one that sent a whole
+ *    request and then closed its side gets its answer.
  * Either way the connection's socket is shut down, and the library reads
  * the end of the stream and closes it its usual way (the socket stays the
- * library's to close).
+ * library's to close; a response it has written still goes out first).
  */
 static void unwatch(struct http *h, struct http_conn *s)
 {
@@ -252,7 +257,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **state,
 	}
 }
 
-/* Cut what hung up before its request was whole, and what is overdue. */
+/* Before a run: note the hang-ups (once each), cut what is overdue. */
 static void guard(struct http *h)
 {
 	struct epoll_event ev[HTTP_MAX_CONN + 1];
@@ -264,16 +269,27 @@ static void guard(struct http *h)
 
 		if (!s)
 			continue; /* the library's own epoll fd */
-		/* One answering may still send: the library finishes it. */
-		if (s->answering)
-			unwatch(h, s);
-		else
-			cut(h, s);
+		s->hung_up = true;
+		unwatch(h, s);
 	}
 	for (int i = 0; i < HTTP_MAX_CONN; i++) {
 		struct http_conn *s = &h->conn[i];
 
 		if (s->c && !s->cut && now >= s->deadline_ms)
+			cut(h, s);
+	}
+}
+
+/* After a run: a client that hung up, whose request the library has read
+ * all of and is not answering, will never send the rest. */
+static void cut_hung_up(struct http *h)
+{
+	for (int i = 0; i < HTTP_MAX_CONN; i++) {
+		struct http_conn *s = &h->conn[i];
+		int unread = 0;
+
+		if (s->c && s->hung_up && !s->cut && !s->answering &&
+		    !ioctl(s->fd, FIONREAD, &unread) && !unread)
 			cut(h, s);
 	}
 }
@@ -405,6 +421,7 @@ void http_run(struct http *h)
 	guard(h);
 	full = connections(h) >= HTTP_MAX_CONN;
 	MHD_run(h->d);
+	cut_hung_up(h);
 	/* At its cap the library takes the listening socket out of its epoll
 	 * set, and puts it back only at the start of a run: run again now
 	 * that there is room, or a connection waiting to be accepted would
