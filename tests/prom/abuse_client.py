@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """
-The two clients of tests/prom/abuse.sh, which hit `xdpong run
---metrics-listen` at once. Each is bounded in time and in connections,
-and prints one JSON line of what it saw.
+The clients of tests/prom/abuse.sh, for `xdpong run --metrics-listen`:
+two abusers and two well-behaved ones. Each is bounded in time and in
+connections, and prints one JSON line of what it saw.
 
   slow HOST PORT SRC MAX_S
       One connection from SRC that sends a request one byte a second and
@@ -11,6 +11,16 @@ and prints one JSON line of what it saw.
       {"cut_s": seconds from connect to the server closing it (null if it
       did not within MAX_S), "bytes": bytes sent, "answered": whether a
       response came}.
+
+  polite HOST PORT SRC COUNT INTERVAL_S
+      A scraper on one kept-alive connection from SRC: COUNT requests for
+      /metrics, INTERVAL_S apart. Prints "connected" once connected, then
+      {"statuses": [each answer's status, null if none], "max_ms": the
+      slowest answer, "reconnected": whether the connection was lost}.
+
+  half HOST PORT SRC PATH
+      A whole request for PATH, then the client closes its sending side
+      (shutdown SHUT_WR) and reads to the end. Prints {"status", "ms"}.
 
   flood HOST PORT SRCS COUNT HOLD_S MAX_ATTEMPTS PROBE_SRC PROBE_PATH
       COUNT connections at once from the addresses SRCS (comma-separated):
@@ -74,6 +84,62 @@ def slow(host, port, src, max_s):
                 cut = time.monotonic() - t0
     s.close()
     print(json.dumps({"cut_s": cut, "bytes": sent, "answered": answered}), flush=True)
+
+
+def read_response(f):
+    """One HTTP/1.1 response with a Content-Length from the file f: status."""
+    status = int(f.readline().split(b" ", 2)[1])
+    length = 0
+    while True:
+        line = f.readline().strip()
+        if not line:
+            break
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    f.read(length)
+    return status
+
+
+def polite(host, port, src, count, interval):
+    s = socket.create_connection((host, port), timeout=2, source_address=(src, 0))
+    print("connected", flush=True)
+    f = s.makefile("rb")
+    statuses, max_ms, reconnected = [], 0, False
+    for i in range(count):
+        if i:
+            time.sleep(interval)
+        t0 = time.monotonic()
+        try:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: polite\r\n\r\n")
+            statuses.append(read_response(f))
+        except (OSError, ValueError, IndexError):
+            statuses.append(None)
+            reconnected = True
+            break
+        max_ms = max(max_ms, round((time.monotonic() - t0) * 1000))
+    s.close()
+    print(json.dumps({"statuses": statuses, "max_ms": max_ms, "reconnected": reconnected}),
+          flush=True)
+
+
+def half(host, port, src, path):
+    t0 = time.monotonic()
+    s = socket.create_connection((host, port), timeout=2, source_address=(src, 0))
+    s.sendall(("GET %s HTTP/1.1\r\nHost: half\r\n\r\n" % path).encode())
+    s.shutdown(socket.SHUT_WR)
+    data = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    s.close()
+    status = int(data.split(b" ", 2)[1]) if data.startswith(b"HTTP/") else None
+    print(json.dumps({"status": status, "ms": round((time.monotonic() - t0) * 1000)}), flush=True)
 
 
 def probe(host, port, path, src, within):
@@ -185,6 +251,10 @@ def flood(host, port, srcs, count, hold_s, max_attempts, probe_src, probe_path):
 def main(argv):
     if len(argv) == 6 and argv[1] == "slow":
         slow(argv[2], int(argv[3]), argv[4], float(argv[5]))
+    elif len(argv) == 7 and argv[1] == "polite":
+        polite(argv[2], int(argv[3]), argv[4], int(argv[5]), float(argv[6]))
+    elif len(argv) == 6 and argv[1] == "half":
+        half(argv[2], int(argv[3]), argv[4], argv[5])
     elif len(argv) == 10 and argv[1] == "flood":
         flood(argv[2], int(argv[3]), argv[4].split(","), int(argv[5]), float(argv[6]),
               int(argv[7]), argv[8], argv[9])
