@@ -25,39 +25,18 @@ xdf_topo_echo_off
 SOCK=$XDPT_TMP/notify.sock
 LOG=$XDPT_TMP/notify.log
 
-# The stand-in: one line per message, "<seconds> <message, newlines as |>";
-# at READY=1 it logs whether a ping was answered right then.
-/usr/bin/python3 - "$SOCK" "$LOG" "$NS_PING" "$RESP4" <<'PY' &
-import socket, subprocess, sys, time
-path, log, ns, dst = sys.argv[1:5]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(path)
-s.settimeout(30)
-with open(log, "w", buffering=1) as f:
-    f.write("listening\n")
-    try:
-        while True:
-            msg = s.recv(4096).decode()
-            f.write("%.3f %s\n" % (time.monotonic(), msg.replace("\n", "|")))
-            if "READY=1" in msg.split("\n"):
-                rc = subprocess.call(["ip", "netns", "exec", ns, "ping", "-c", "1", "-W", "1", dst],
-                                     stdout=subprocess.DEVNULL)
-                f.write("%.3f ping-at-ready rc=%d\n" % (time.monotonic(), rc))
-            if "STOPPING=1" in msg.split("\n"):
-                break
-    except socket.timeout:
-        f.write("timeout\n")
-PY
-LISTENER=$!
-xdpt_wait 5 grep -q listening "$LOG" || xdpt_fail "the notify stand-in did not start"
+# The stand-in (faults.bash): at READY=1 it logs whether a ping was
+# answered right then.
+xdf_notify_standin "$SOCK" "$LOG" ip netns exec "$NS_PING" ping -c 1 -W 1 "$RESP4"
+LISTENER=$XDF_STANDIN_PID
 
 NOTIFY_SOCKET=$SOCK WATCHDOG_USEC=400000 \
 	nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb --interval 0.2 \
 	>"$XDPT_TMP/run.out" 2>&1 &
 RUN=$!
-xdpt_wait 10 grep -q 'ping-at-ready' "$LOG" || xdpt_fail "no READY=1: $(cat "$LOG" "$XDPT_TMP/run.out")"
+xdpt_wait 10 grep -q 'at-ready' "$LOG" || xdpt_fail "no READY=1: $(cat "$LOG" "$XDPT_TMP/run.out")"
 xdpt_assert_match "READY=1\|MAINPID=$RUN" "$(cat "$LOG")" "READY=1 with MAINPID"
-xdpt_assert_match "ping-at-ready rc=0" "$(cat "$LOG")" "the program answers when READY=1 is sent"
+xdpt_assert_match "at-ready rc=0" "$(cat "$LOG")" "the program answers when READY=1 is sent"
 # Waits are for the messages themselves (bounded generously): a loaded
 # machine may slow them, which is systemd's business, not this test's.
 status_re="STATUS=answering on $IF_RESP \(program id [0-9]+, skb mode\): [0-9]+ replied"

@@ -4,7 +4,8 @@
 # Helpers the fault tests share on top of tests/lib/lib.sh (sourced from here):
 # xdpong through nsenter (pins in the host's bpffs), the state of an
 # attachment (program, pins, whether the pins are that program's maps),
-# background `xdpong run`, the flood generator. Source it first thing:
+# background `xdpong run`, a stand-in for systemd's notify socket, the
+# flood generator. Source it first thing:
 #
 #	. "$(dirname "$0")/../lib/faults.bash"
 #
@@ -195,6 +196,44 @@ xdf_run_wait_attached()
 		tries=$((tries - 1))
 	done
 	return 1
+}
+
+#
+# xdf_notify_standin SOCK LOG [CMD...]: a stand-in for systemd at the
+# notify socket SOCK, in the background (its pid in XDF_STANDIN_PID): one
+# line per message in LOG, "<monotonic seconds> <message, newlines as |>",
+# after a first line "listening" (waited for here). At READY=1 it runs CMD,
+# if given, and logs "<seconds> at-ready rc=N". It ends at STOPPING=1, or
+# after 30 s without a message.
+#
+xdf_notify_standin()
+{
+	local sock=$1 log=$2
+
+	shift 2
+	/usr/bin/python3 - "$sock" "$log" "$@" <<'PY' &
+import socket, subprocess, sys, time
+path, log, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+s.settimeout(30)
+with open(log, "w", buffering=1) as f:
+    f.write("listening\n")
+    try:
+        while True:
+            msg = s.recv(4096).decode()
+            f.write("%.3f %s\n" % (time.monotonic(), msg.replace("\n", "|")))
+            lines = msg.split("\n")
+            if cmd and "READY=1" in lines:
+                rc = subprocess.call(cmd, stdout=subprocess.DEVNULL)
+                f.write("%.3f at-ready rc=%d\n" % (time.monotonic(), rc))
+            if "STOPPING=1" in lines:
+                break
+    except socket.timeout:
+        f.write("timeout\n")
+PY
+	XDF_STANDIN_PID=$!
+	xdpt_wait 5 grep -q listening "$log" || xdpt_fail "the notify stand-in did not start"
 }
 
 # xdf_wait_exit PID SECONDS: wait for PID (a child) to end; its exit code in
