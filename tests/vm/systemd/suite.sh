@@ -394,7 +394,8 @@ step "squatters"
 ifindex=$(cat /sys/class/net/eth1/ifindex)
 squat()
 {
-	setpriv --reuid=65534 --regid=65534 --clear-groups perl -MSocket -e '
+	# exec: the background job's pid is the squatter's own, for kill.
+	exec setpriv --reuid=65534 --regid=65534 --clear-groups perl -MSocket -e '
 		my ($kind, $name) = @ARGV;
 		if ($kind eq "unix") {
 			socket(S, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
