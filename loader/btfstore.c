@@ -25,33 +25,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "loader.h"
 
-#define RUN_DIR "/run/xdpong"
-#define BTF_DIR RUN_DIR "/btf"
-
-/* A directory of ours: made 0700 if missing, else a real directory owned by
- * us that no one else may write to. 0 or -errno. */
-static int own_dir(const char *path)
-{
-	struct stat st;
-
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return -errno;
-	if (lstat(path, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-		return -EPERM;
-	return 0;
-}
+#define BTF_DIR OWNER_TOP_DIR "/btf"
 
 static void file_name(char *buf, size_t size, int ifindex, __u32 btf_id)
 {
-	snprintf(buf, size, BTF_DIR "/%u-%d-%u", netns_ino(), ifindex, btf_id);
+	snprintf(buf, size, "%u-%d-%u", netns_ino(), ifindex, btf_id);
+}
+
+/* The directory's entries, if it is there and to be trusted (run_dir). */
+static DIR *btf_dir(void)
+{
+	int fd = run_dir("btf", false, NULL, 0);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (fd >= 0 && !d)
+		close(fd);
+	return d;
 }
 
 static __u32 fd_btf_id(int fd)
@@ -67,7 +61,7 @@ static __u32 fd_btf_id(int fd)
 static void sweep(void)
 {
 	struct dirent *de;
-	DIR *d = opendir(BTF_DIR);
+	DIR *d = btf_dir();
 
 	if (!d)
 		return;
@@ -94,32 +88,37 @@ static void sweep(void)
 int btfstore_save(const struct bpf_object *obj, int ifindex)
 {
 	const struct btf *btf = bpf_object__btf(obj);
-	char path[128], tmp[160];
+	char name[64], tmp[80];
 	__u32 size, id;
 	const void *raw;
-	int fd, e = 0;
+	int dir, fd, e = 0;
 
 	id = btf ? fd_btf_id(bpf_object__btf_fd(obj)) : 0;
 	raw = btf ? btf__raw_data(btf, &size) : NULL;
 	if (!id || !raw)
 		return -ENOENT;
-	if ((e = own_dir(RUN_DIR)) || (e = own_dir(BTF_DIR)))
-		return e;
+	dir = run_dir("btf", true, NULL, 0);
+	if (dir < 0)
+		return dir;
 	if (privs_by_id)
 		sweep();
-	file_name(path, sizeof(path), ifindex, id);
-	snprintf(tmp, sizeof(tmp), "%s.%d", path, getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	file_name(name, sizeof(name), ifindex, id);
+	snprintf(tmp, sizeof(tmp), "%s.%d", name, getpid());
+	fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		e = -errno;
+		close(dir);
+		return e;
+	}
 	if (write(fd, raw, size) != (ssize_t)size)
 		e = errno ? -errno : -EIO;
 	if (close(fd) && !e)
 		e = -errno;
-	if (!e && rename(tmp, path))
+	if (!e && renameat(dir, tmp, dir, name))
 		e = -errno;
 	if (e)
-		unlink(tmp);
+		unlinkat(dir, tmp, 0);
+	close(dir);
 	return e;
 }
 
@@ -131,7 +130,7 @@ struct btf *btfstore_load(__u32 btf_id)
 	DIR *d;
 
 	/* Any interface's copy will do: the kernel's id names one object. */
-	d = opendir(BTF_DIR);
+	d = btf_dir();
 	if (!d)
 		return NULL;
 	snprintf(prefix, sizeof(prefix), "-%u", btf_id);
@@ -174,7 +173,7 @@ void btfstore_prune(const struct attachment *a, bool all)
 	char prefix[64];
 	struct dirent *de;
 	int n = all ? 0 : ids_in_use(a, keep, MAP_COUNT);
-	DIR *d = opendir(BTF_DIR);
+	DIR *d = btf_dir();
 
 	if (!d)
 		return;

@@ -116,6 +116,10 @@ void btfstore_prune(const struct attachment *a, bool all);
 /* Where the ownership locks live (owner.c says why). */
 #define OWNER_TOP_DIR "/run/xdpong"
 #define OWNER_DIR "/run/xdpong/owner"
+/* /run/xdpong/SUB as a trusted directory (owner.c: ours, mode 0700, no
+ * symbolic link), made if create and missing: an fd, or -errno with why
+ * set (why may be NULL). */
+int run_dir(const char *sub, bool create, char *why, size_t len);
 struct owner_info {
 	int pid;          /* in this pid namespace; 0 if unknown */
 	time_t since;     /* when it took the interface, 0 if unknown */

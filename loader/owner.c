@@ -102,9 +102,9 @@ static int dir_open(int at, const char *name, const char *path, bool create, cha
 	return fd;
 }
 
-/* OWNER_DIR as a trusted directory: an fd, or -errno with why set. */
-static int owner_dir(bool create, char *why, size_t len)
+int run_dir(const char *sub, bool create, char *why, size_t len)
 {
+	char path[64];
 	int run, top, fd;
 
 	run = open("/run", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -114,9 +114,16 @@ static int owner_dir(bool create, char *why, size_t len)
 	close(run);
 	if (top < 0)
 		return top;
-	fd = dir_open(top, "owner", OWNER_DIR, create, why, len);
+	snprintf(path, sizeof(path), "%s/%s", OWNER_TOP_DIR, sub);
+	fd = dir_open(top, sub, path, create, why, len);
 	close(top);
 	return fd;
+}
+
+/* OWNER_DIR as a trusted directory: an fd, or -errno with why set. */
+static int owner_dir(bool create, char *why, size_t len)
+{
+	return run_dir("owner", create, why, len);
 }
 
 int owner_dir_ready(char *why, size_t len)
