@@ -224,7 +224,9 @@ gaps=$(awk '$2 == "WATCHDOG=1" {
 	} END { printf "%d %d%s\n", m, n, late }' "$PETS")
 read -r gap npets late <<<"$gaps"
 xdpt_log "watchdog: $npets pets, longest gap $gap ms${late:+ (gaps over 550 ms: $late)}"
-xdpt_assert_ge 20 "$npets" "WATCHDOG=1 messages over the test"
+# At least the 6 s flood's worth (a pet every 500 ms); the gap below is
+# what holds every moment of the test, whatever its length on a busy machine.
+xdpt_assert_ge 12 "$npets" "WATCHDOG=1 messages over the test"
 [ "$gap" -le "$PET_GAP_MAX_MS" ] ||
 	xdpt_fail "a gap of $gap ms between two WATCHDOG=1 (at most $PET_GAP_MAX_MS)"
 
