@@ -57,9 +57,8 @@ static int open_maps(struct attachment *a)
 			close(fd);
 	}
 	for (int m = 0; m < MAP_COUNT; m++)
-		if (a->map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY && m != MAP_TXFAIL &&
-		    m != MAP_ACTIVE)
-			return -ENOENT; /* these maps are newer than some builds */
+		if (a->map_fd[m] < 0 && !map_optional(m))
+			return -ENOENT;
 	return 0;
 }
 
@@ -116,6 +115,19 @@ static __u32 pick_active(const __u32 *ids, int n)
 	return ids[0];
 }
 
+bool map_optional(int map)
+{
+	/* These maps are newer than some builds. */
+	return map == MAP_CARRY || map == MAP_LATCARRY || map == MAP_TXFAIL || map == MAP_ACTIVE;
+}
+
+__u32 mode_flag(int mode)
+{
+	return mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
+	       mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
+				      XDP_FLAGS_DRV_MODE;
+}
+
 int self_record(const struct attachment *a)
 {
 	struct bss_access b;
@@ -132,7 +144,7 @@ int self_record(const struct attachment *a)
 	return e;
 }
 
-static int attached_mode(const struct link_info *li)
+int attached_mode(const struct link_info *li)
 {
 	switch (li->xdp_attached) {
 	case XDP_ATTACHED_SKB:
@@ -210,6 +222,13 @@ void attachment_no_pins(const struct link_info *li)
 		  li->name, li->xdp_prog_id, PIN_ROOT, li->name);
 }
 
+bool attachment_said(int ret, const struct link_info *li)
+{
+	if (ret == -ENOPKG)
+		attachment_no_pins(li);
+	return ret == -ENOPKG || (ret == -EPERM && !privs_by_id);
+}
+
 int attachment_find(int ifindex, struct attachment *a, __u32 *other_id)
 {
 	struct chain_info c;
@@ -266,12 +285,8 @@ int attachment_open(const char *ifname, struct attachment *a)
 	if (require_privileges(PRIVS_READ) || iface_lookup(ifname, &li))
 		return -1;
 	ret = attachment_find(li.ifindex, a, NULL);
-	if (ret == -ENOPKG) {
-		attachment_no_pins(&li);
+	if (attachment_said(ret, &li))
 		return -1;
-	}
-	if (ret == -EPERM && !privs_by_id)
-		return -1; /* said, with what would help */
 	if (ret == -ENOENT)
 		return log_error("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
 				 li.name, li.name);

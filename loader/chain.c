@@ -215,12 +215,8 @@ void chain_anchor_free(struct attachment *a)
  * program's BTF by id): the program alone, through netlink. */
 static int attach_alone(const struct attachment *lv, int mode)
 {
-	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
-
-	flags |= mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
-		 mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
-					XDP_FLAGS_DRV_MODE;
-	return bpf_xdp_attach(lv->li.ifindex, lv->prog_fd, flags, NULL) ? -errno : 0;
+	return bpf_xdp_attach(lv->li.ifindex, lv->prog_fd,
+			      XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flag(mode), NULL) ? -errno : 0;
 }
 
 int chain_attach(struct attachment *lv, int mode)
@@ -448,9 +444,7 @@ static int chain_by_pins(int ifindex, struct chain_info *c)
 	if (e && e != -ENOENT && e != -ENOPKG)
 		return e;
 	c->n = 1;
-	c->mode = a.li.xdp_attached == XDP_ATTACHED_SKB ? XDP_MODE_SKB :
-		  a.li.xdp_attached == XDP_ATTACHED_HW  ? XDP_MODE_HW :
-							  XDP_MODE_NATIVE;
+	c->mode = attached_mode(&a.li);
 	p->id = a.li.xdp_prog_id;
 	snprintf(p->name, sizeof(p->name), "%s", "unknown");
 	if (!e) {

@@ -26,13 +26,8 @@ static int detach_prog(const struct link_info *li, const struct attachment *a)
 	struct xdp_program *p;
 	int ret;
 
-	if (!privs_by_id) {
-		__u32 flags = a->xdp_mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
-			      a->xdp_mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
-							    XDP_FLAGS_DRV_MODE;
-
-		return bpf_xdp_detach(li->ifindex, flags, NULL) ? -errno : 0;
-	}
+	if (!privs_by_id)
+		return bpf_xdp_detach(li->ifindex, mode_flag(a->xdp_mode), NULL) ? -errno : 0;
 	p = xdp_program__from_id(a->prog_id);
 	ret = libxdp_get_error(p);
 	if (!ret) {
@@ -64,12 +59,8 @@ static int detach_main(const struct opts *o)
 		return 1;
 	}
 	ret = attachment_find(li.ifindex, &a, &other);
-	if (ret == -ENOPKG) {
-		attachment_no_pins(&li);
+	if (attachment_said(ret, &li))
 		return 1;
-	}
-	if (ret == -EPERM && !privs_by_id)
-		return 1; /* said */
 	if (ret == -ENOENT) {
 		/* Detached without libxdp (ip link set dev IFACE xdp off) from
 		 * its dispatcher: libxdp's leftovers hold it, and its pins. */

@@ -48,13 +48,6 @@ static int check_veth_peer(const struct link_info *li, bool explicit_native,
 	return 0;
 }
 
-static __u32 mode_flag(int mode)
-{
-	return mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE :
-	       mode == XDP_MODE_HW  ? XDP_FLAGS_HW_MODE :
-				      XDP_FLAGS_DRV_MODE;
-}
-
 /* --force on a foreign program: take it down (a gap: it is not ours). */
 static int foreign_detach(const struct link_info *li, __u32 prog_id)
 {
@@ -63,9 +56,7 @@ static int foreign_detach(const struct link_info *li, __u32 prog_id)
 
 	/* Without CAP_SYS_ADMIN libxdp cannot look: the kernel detaches. */
 	if (!privs_by_id) {
-		ret = bpf_xdp_detach(li->ifindex, mode_flag(li->xdp_attached == XDP_ATTACHED_SKB ?
-							    XDP_MODE_SKB : XDP_MODE_NATIVE),
-				     NULL) ? -errno : 0;
+		ret = bpf_xdp_detach(li->ifindex, mode_flag(attached_mode(li)), NULL) ? -errno : 0;
 		goto said;
 	}
 	mp = xdp_multiprog__get_from_ifindex(li->ifindex);

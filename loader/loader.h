@@ -250,6 +250,9 @@ int attachment_find(int ifindex, struct attachment *a, __u32 *other_id);
  * is attached (*other_id) and there are no pins to tell whether it is
  * xdpong; this says so, with what would help. */
 void attachment_no_pins(const struct link_info *li);
+/* Whether attachment_find's failure ret has been said (or is now, with
+ * attachment_no_pins): the caller says nothing more. */
+bool attachment_said(int ret, const struct link_info *li);
 /* Program prog_id and its maps, found by name as attachment_find does,
  * wherever (or whether) it is attached: a->li is left empty. 0, -errno. */
 int attachment_of_prog(__u32 prog_id, struct attachment *a);
@@ -262,6 +265,13 @@ int self_record(const struct attachment *a);
 int attachment_open(const char *ifname, struct attachment *a);
 /* "native" for XDP_MODE_NATIVE, and so on. */
 const char *mode_name(int xdp_mode);
+/* XDP_FLAGS_DRV_MODE for XDP_MODE_NATIVE, and so on (netlink's flags). */
+__u32 mode_flag(int xdp_mode);
+/* The XDP_MODE_* of what li shows attached (native if nothing is). */
+int attached_mode(const struct link_info *li);
+/* Whether map (enum xdpong_map_id) is newer than some builds, so an
+ * xdpong may lack it. */
+bool map_optional(int map);
 /*
  * The attached program's .rodata or .bss (map) in this build's own struct
  * (struct xdpong_bpf__rodata, __bss), field by field by name: another

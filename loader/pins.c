@@ -179,10 +179,9 @@ int pins_open(const char *ifname, int map_fd[MAP_COUNT], __u32 map_id[MAP_COUNT]
 		if (map_fd[m] >= 0 && !bpf_obj_get_info_by_fd(map_fd[m], &mi, &len))
 			map_id[m] = mi.id;
 	}
-	/* The maps every build has (attachment.c's open_maps says which). */
+	/* The maps every build has. */
 	for (int m = 0; m < MAP_COUNT; m++)
-		if (map_fd[m] < 0 && m != MAP_CARRY && m != MAP_LATCARRY && m != MAP_TXFAIL &&
-		    m != MAP_ACTIVE)
+		if (map_fd[m] < 0 && !map_optional(m))
 			return -ENOENT;
 	return 0;
 }

@@ -394,8 +394,8 @@ static int status_iface(const char *ifname, bool json)
 		json_object_array_add(arr, o);
 		if (json)
 			json_print(stdout, top);
-		else if (ret == -ENOPKG)
-			attachment_no_pins(&li);
+		else if (attachment_said(ret, &li))
+			; /* said, with what would help */
 		else if (!absent)
 			log_error("%s: cannot tell whether xdpong is attached: %s", li.name,
 				  strerror(-ret));
