@@ -33,6 +33,13 @@ const volatile __u64 cfg_rate_cost_ns = 0; /* per source: 1e9/PPS; 0: off */
 const volatile __u64 cfg_rate_tolerance_ns = 0;   /* (BURST - 1) * cost */
 const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
 const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
+/* Cells a CPU takes from a limit's shared state at once (1: one per
+ * reply), and what all CPUs may hold so, in ns of cost: the shared state's
+ * tolerance is the limit's less that (loader/limits.c). */
+const volatile __u32 cfg_rate_batch = 1;
+const volatile __u64 cfg_rate_held_ns = 0;
+const volatile __u32 cfg_global_batch = 1;
+const volatile __u64 cfg_global_held_ns = 0;
 const volatile __u8 cfg_never = 0; /* always 0: see carry_maps_own() */
 /* The interface this program serves, for the XDP_TX failure count (an
  * ifindex is only unique within its network namespace). */
@@ -60,7 +67,7 @@ volatile __u64 if_mac = 0;
 struct xdpong_own_addrs own_addrs[2];
 volatile __u32 own_addrs_cur = 0; /* 1, 2: own_addrs[cur - 1]; 0: none */
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
-__u64 global_tat_ns = 0;          /* GCRA state of the global limit */
+__u64 global_tat_ns = 0;          /* GCRA state of the global limit, shared */
 /* Written by the loader once attached, never read here: this program's id
  * (low half) and the id the interface shows (high half: itself, or its
  * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,
@@ -97,13 +104,38 @@ struct {
 	__type(value, struct xdpong_addr_info);
 } xdpong_addr6 SEC(".maps");
 
-/* GCRA theoretical arrival time per source (IPv4 /32, IPv6 /64). */
+/* GCRA theoretical arrival time per source (IPv4 /32, IPv6 /64), shared
+ * by the CPUs, which take cells from it in batches (xdpong_rlsrc). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct xdpong_rl_key);
 	__type(value, __u64);
 } xdpong_ratelim SEC(".maps");
+
+/*
+ * The limits' per-CPU state, not pinned and never carried over at a
+ * takeover: the new program's CPUs start holding no cells, which can only
+ * answer less, never more. Each CPU's cells of a source's limit: one LRU
+ * list per CPU (max_entries / CPUs entries each), so neither an insert
+ * nor an eviction takes a lock another CPU wants. An entry evicted loses
+ * its cells, never gives more.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__uint(map_flags, BPF_F_NO_COMMON_LRU);
+	__type(key, struct xdpong_rl_cpu_key);
+	__type(value, struct xdpong_rl_cells);
+} xdpong_rlsrc SEC(".maps");
+
+/* Each CPU's clock and cells of the global limit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpong_rl_cpu);
+} xdpong_rlcpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -564,9 +596,35 @@ static __always_inline bool addr6_is_local(const struct in6_addr *addr)
 	return addr6_in_trie(addr);
 }
 
-/* Generic cell rate algorithm on *tat: true if a reply is allowed now. */
-static __always_inline bool gcra_allow(__u64 *tat, __u64 now, __u64 cost,
-				       __u64 tolerance)
+/*
+ * The limits' clock. A clock read costs about as much as the rest of a
+ * reply on some machines (kvm-clock), so each CPU reads it once per timer
+ * tick: while jiffies (an inlined load) has not moved, the time read in
+ * this tick stands. It lags by less than a tick (1 to 10 ms), which only
+ * delays a cell; before refusing, the limits read the exact time.
+ */
+static __always_inline __u64 clock_exact(struct xdpong_rl_cpu *c)
+{
+	c->clock_jiffies = bpf_jiffies64();
+	c->clock_ns = bpf_ktime_get_ns();
+	return c->clock_ns;
+}
+
+static __always_inline __u64 clock_tick(struct xdpong_rl_cpu *c, bool *exact)
+{
+	*exact = bpf_jiffies64() != c->clock_jiffies;
+	return *exact ? clock_exact(c) : c->clock_ns;
+}
+
+/*
+ * Generic cell rate algorithm on a limit's shared state *tat: up to batch
+ * cells at once, as many as conform at now (a batch conforms when its
+ * last cell would, one by one). 0 when none does, with *retry set to when
+ * one will. A refusal only reads *tat: the shared cache line is written
+ * once per batch.
+ */
+static __always_inline __u64 gcra_take(__u64 *tat, __u64 now, __u64 cost, __u64 tolerance,
+				       __u32 batch, __u64 *retry)
 {
 #ifdef XDPONG_NO_CMPXCHG
 	/*
@@ -574,53 +632,133 @@ static __always_inline bool gcra_allow(__u64 *tat, __u64 now, __u64 cost,
 	 * whose verifier refuses the instruction even where it is never
 	 * reached: the loader refuses the limits there, so this never runs.
 	 */
-	return true;
-#endif
+	return 1;
+#else
 	for (int i = 0; i < 4; i++) {
 		__u64 old = *(volatile __u64 *)tat;
-		__u64 t = old > now ? old : now;
+		__u64 t = old > now ? old : now, n;
 
-		if (t - now > tolerance)
-			return false;
-		if (__sync_val_compare_and_swap(tat, old, t + cost) == old)
-			return true;
+		if (t - now > tolerance) {
+			*retry = t - tolerance;
+			return 0;
+		}
+		n = (tolerance - (t - now)) / cost + 1;
+		if (n > batch)
+			n = batch;
+		if (__sync_val_compare_and_swap(tat, old, t + n * cost) == old)
+			return n;
 	}
-	return false; /* lost the race four times: the limit is being hit */
+	return 0; /* lost the race four times: the limit is being hit */
+#endif
+}
+
+/* A limit as configured (rodata). */
+struct limit {
+	__u64 cost, tolerance; /* of the shared state: the burst less what CPUs hold */
+	__u32 batch;
+};
+
+/*
+ * One cell of a limit: from this CPU's own (*cl), else a batch from the
+ * shared state (*tat). The exact time is read before any refusal.
+ */
+static __always_inline bool cells_allow(struct xdpong_rl_cpu *c, struct xdpong_rl_cells *cl,
+					__u64 *tat, const struct limit *lim, __u64 *now,
+					bool *exact)
+{
+	__u64 n;
+
+	if (cl->cells) {
+		cl->cells--;
+		return true;
+	}
+	if (*now < cl->retry_ns) {
+		if (*exact)
+			return false;
+		*now = clock_exact(c);
+		*exact = true;
+		if (*now < cl->retry_ns)
+			return false;
+	}
+	n = gcra_take(tat, *now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
+	if (!n && !*exact) {
+		*now = clock_exact(c);
+		*exact = true;
+		n = gcra_take(tat, *now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
+	}
+	if (!n)
+		return false;
+	cl->cells = n - 1;
+	return true;
+}
+
+/* The per-source limit for src, on this CPU. */
+static __always_inline bool source_allow(struct xdpong_rl_cpu *c, const struct xdpong_rl_key *src,
+					 __u64 *now, bool *exact)
+{
+	struct limit lim = { .cost = cfg_rate_cost_ns,
+			     .tolerance = cfg_rate_tolerance_ns - cfg_rate_held_ns,
+			     .batch = cfg_rate_batch };
+	struct xdpong_rl_cpu_key ck = { .src = *src, .cpu = bpf_get_smp_processor_id() };
+	struct xdpong_rl_cells *cl = NULL, fresh = { 0 };
+	__u64 *tat, zero = 0;
+	bool ok;
+
+	/* The usual way: a cell this CPU holds (none without batches). */
+	if (cfg_rate_batch > 1) {
+		cl = bpf_map_lookup_elem(&xdpong_rlsrc, &ck);
+		if (cl && cl->cells) {
+			cl->cells--;
+			return true;
+		}
+	}
+	tat = bpf_map_lookup_elem(&xdpong_ratelim, src);
+	if (!tat) {
+		/* 0: idle for ever, a whole burst to take. Another CPU's
+		 * insert first is as good as this one. */
+		bpf_map_update_elem(&xdpong_ratelim, src, &zero, BPF_NOEXIST);
+		tat = bpf_map_lookup_elem(&xdpong_ratelim, src);
+		if (!tat)
+			return false;
+	}
+	ok = cells_allow(c, cl ? cl : &fresh, tat, &lim, now, exact);
+	/* This CPU's first batch of src: keep what is left, or when to ask again. */
+	if (!cl && cfg_rate_batch > 1 && (fresh.cells || fresh.retry_ns))
+		bpf_map_update_elem(&xdpong_rlsrc, &ck, &fresh, BPF_ANY);
+	return ok;
 }
 
 /*
  * Per-source and global limits (both off unless configured). A global
  * function: the verifier checks it once, not once per packet-parsing path.
+ * Each limit's state is shared by the CPUs, which take its cells in
+ * batches and send them alone (xdpong(8): --rate-limit, --global-limit).
  */
 __noinline __u32 xdpong_rate_check(__u32 family, __u64 src_prefix)
 {
+	struct limit global = { .cost = cfg_global_cost_ns,
+				.tolerance = cfg_global_tolerance_ns - cfg_global_held_ns,
+				.batch = cfg_global_batch };
+	struct xdpong_rl_cpu *c;
+	__u32 zero = 0;
 	__u64 now;
+	bool exact;
 
 	if (!cfg_rate_cost_ns && !cfg_global_cost_ns)
 		return 0;
-	now = bpf_ktime_get_ns();
+	c = bpf_map_lookup_elem(&xdpong_rlcpu, &zero);
+	if (!c) /* cannot happen (a one-entry array) */
+		return cfg_global_cost_ns ? REASON(drop_global_limited) : REASON(drop_rate_limited);
+	now = clock_tick(c, &exact);
 	if (cfg_rate_cost_ns) {
 		struct xdpong_rl_key key = { .family = family };
-		__u64 *tat, first = now + cfg_rate_cost_ns;
 
 		__builtin_memcpy(key.addr, &src_prefix, 8);
-		tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
-		if (!tat) {
-			if (!bpf_map_update_elem(&xdpong_ratelim, &key, &first,
-						 BPF_NOEXIST))
-				goto global;
-			tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
-			if (!tat)
-				return REASON(drop_rate_limited);
-		}
-		if (!gcra_allow(tat, now, cfg_rate_cost_ns,
-				cfg_rate_tolerance_ns))
+		if (!source_allow(c, &key, &now, &exact))
 			return REASON(drop_rate_limited);
 	}
-global:
 	if (cfg_global_cost_ns &&
-	    !gcra_allow(&global_tat_ns, now, cfg_global_cost_ns,
-			cfg_global_tolerance_ns))
+	    !cells_allow(c, &c->global, &global_tat_ns, &global, &now, &exact))
 		return REASON(drop_global_limited);
 	return 0;
 }

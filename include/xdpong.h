@@ -185,6 +185,32 @@ struct xdpong_rl_key {
 	__u8 addr[16];
 };
 
+/*
+ * Cells (replies) of a limit a CPU was granted ahead from the limit's
+ * shared state and has not sent yet, and the time before which the shared
+ * state has none to grant: each CPU's own, written by that CPU alone.
+ */
+struct xdpong_rl_cells {
+	__u64 cells;
+	__u64 retry_ns;
+};
+
+/* Key of a CPU's cells of one source's limit. */
+struct xdpong_rl_cpu_key {
+	struct xdpong_rl_key src;
+	__u32 cpu;
+};
+
+/* One CPU's clock and cells of the global limit (a per-CPU array). */
+struct xdpong_rl_cpu {
+	__u64 clock_jiffies; /* jiffies when clock_ns was read */
+	__u64 clock_ns;      /* bpf_ktime_get_ns() then */
+	struct xdpong_rl_cells global;
+};
+
+/* Cells a CPU takes from a limit's shared state at once, at most (loader/limits.c). */
+#define XDPONG_RL_BATCH_MAX 64
+
 /* What the frames start with; set before load from the device type. */
 enum xdpong_framing {
 	XDPONG_FRAMING_ETH = 0, /* Ethernet, TAP: Ethernet header first */
