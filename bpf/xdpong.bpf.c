@@ -35,7 +35,7 @@ const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
 const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
 /* Cells a CPU takes from a limit's shared state at once (1: one per
  * reply), and what all CPUs may hold so, in ns of cost: the shared state's
- * tolerance is the limit's less that (loader/limits.c). */
+ * tolerance is the limit's less that (loader/ratelimit.c). */
 const volatile __u32 cfg_rate_batch = 1;
 const volatile __u64 cfg_rate_held_ns = 0;
 const volatile __u32 cfg_global_batch = 1;

@@ -208,7 +208,7 @@ struct xdpong_rl_cpu {
 	struct xdpong_rl_cells global;
 };
 
-/* Cells a CPU takes from a limit's shared state at once, at most (loader/limits.c). */
+/* Cells a CPU takes from a limit's shared state at once, at most (loader/ratelimit.c). */
 #define XDPONG_RL_BATCH_MAX 64
 
 /* What the frames start with; set before load from the device type. */

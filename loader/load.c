@@ -16,7 +16,7 @@
 #include <xdp/libxdp.h>
 #include "loader.h"
 #include "skel.h"
-#include "limits.h"
+#include "ratelimit.h"
 
 /*
  * A veth hands XDP_TX frames only to a peer that runs native XDP (measured:

@@ -17,7 +17,7 @@ TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
 # that load build/xdpong.skel.h. The rest comes from lib/ (lib/lib.mk).
-TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(BUILD)/loader/limits.o \
+TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(BUILD)/loader/ratelimit.o \
 	$(XDPONG_LIB)
 
 $(BUILD)/tests/xdpong_fixture.o: tests/lib/xdpong_fixture.c $(TESTS_HDRS) | $(BUILD)/tests
@@ -28,7 +28,7 @@ $(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) loader/limits.h | $(BUILD)/tests
+$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) loader/ratelimit.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 

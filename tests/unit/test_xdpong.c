@@ -29,7 +29,7 @@
 #include "xdpong_names.h"
 #include "xdpong.skel.h"
 #include "../../loader/probe.h"
-#include "../../loader/limits.h"
+#include "../../loader/ratelimit.h"
 #include "hex.h"
 #include "packet.h"
 #include "reference.h"

@@ -4,8 +4,10 @@
  * xdpong_rate_check; xdpong(8) says what they guarantee). Shared by the
  * loader and the unit tests, which configure the program the same way.
  */
-#ifndef XDPONG_LIMITS_H
-#define XDPONG_LIMITS_H
+#ifndef XDPONG_RATELIMIT_H
+#define XDPONG_RATELIMIT_H
+
+#include <linux/types.h>
 
 struct xdpong_bpf__rodata;
 
@@ -21,8 +23,15 @@ void limits_configure(struct xdpong_bpf__rodata *ro, unsigned long long rate_pps
 		      unsigned long long rate_burst, unsigned long long global_pps,
 		      unsigned long long global_burst, int ncpu);
 
+/* One limit's rodata, through pointers to its four variables: for
+ * objects other than the product's that compile its program in
+ * (tools/bench/xdpong_cost.bpf.c). */
+void limits_set_one(unsigned long long pps, unsigned long long burst, int ncpu,
+		    volatile __u64 *cost, volatile __u64 *tolerance, volatile __u32 *batch,
+		    volatile __u64 *held);
+
 /* Cells a CPU takes at once from a limit of burst on ncpu CPUs:
  * burst / (4 ncpu), from 1 to XDPONG_RL_BATCH_MAX. */
 unsigned int limits_batch(unsigned long long burst, int ncpu);
 
-#endif /* XDPONG_LIMITS_H */
+#endif /* XDPONG_RATELIMIT_H */

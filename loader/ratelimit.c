@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rate limits as rodata (limits.h). Each limit, per source or global,
+ * The rate limits as rodata (ratelimit.h). Each limit, per source or global,
  * has one GCRA state shared by the CPUs, from which a CPU takes up to
  * limits_batch() cells (replies) at once and sends them alone: one write
  * to the shared cache line per batch, not per reply. A CPU holds at most
@@ -12,7 +12,7 @@
  */
 #include <linux/types.h>
 #include "xdpong.h"
-#include "limits.h"
+#include "ratelimit.h"
 #include "xdpong.skel.h"
 
 unsigned int limits_batch(unsigned long long burst, int ncpu)
@@ -24,10 +24,9 @@ unsigned int limits_batch(unsigned long long burst, int ncpu)
 	return k > XDPONG_RL_BATCH_MAX ? XDPONG_RL_BATCH_MAX : (unsigned int)k;
 }
 
-/* cost, tolerance, batch and held of one limit. */
-static void limit_set(unsigned long long pps, unsigned long long burst, int ncpu,
-		      volatile __u64 *cost, volatile __u64 *tolerance, volatile __u32 *batch,
-		      volatile __u64 *held)
+void limits_set_one(unsigned long long pps, unsigned long long burst, int ncpu,
+		    volatile __u64 *cost, volatile __u64 *tolerance, volatile __u32 *batch,
+		    volatile __u64 *held)
 {
 	unsigned int k = limits_batch(burst, ncpu);
 
@@ -42,10 +41,11 @@ void limits_configure(struct xdpong_bpf__rodata *ro, unsigned long long rate_pps
 		      unsigned long long global_burst, int ncpu)
 {
 	if (rate_pps)
-		limit_set(rate_pps, rate_burst, ncpu, &ro->cfg_rate_cost_ns,
-			  &ro->cfg_rate_tolerance_ns, &ro->cfg_rate_batch, &ro->cfg_rate_held_ns);
+		limits_set_one(rate_pps, rate_burst, ncpu, &ro->cfg_rate_cost_ns,
+			       &ro->cfg_rate_tolerance_ns, &ro->cfg_rate_batch,
+			       &ro->cfg_rate_held_ns);
 	if (global_pps)
-		limit_set(global_pps, global_burst, ncpu, &ro->cfg_global_cost_ns,
-			  &ro->cfg_global_tolerance_ns, &ro->cfg_global_batch,
-			  &ro->cfg_global_held_ns);
+		limits_set_one(global_pps, global_burst, ncpu, &ro->cfg_global_cost_ns,
+			       &ro->cfg_global_tolerance_ns, &ro->cfg_global_batch,
+			       &ro->cfg_global_held_ns);
 }
