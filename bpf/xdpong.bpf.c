@@ -40,6 +40,9 @@ const volatile __u32 cfg_rate_batch = 1;
 const volatile __u64 cfg_rate_held_ns = 0;
 const volatile __u32 cfg_global_batch = 1;
 const volatile __u64 cfg_global_held_ns = 0;
+/* Keys the hash that picks a source's slot on a CPU (drawn at load), so
+ * that no one can aim sources at one slot. */
+const volatile __u64 cfg_rl_seed = 0;
 const volatile __u8 cfg_never = 0; /* always 0: see carry_maps_own() */
 /* The interface this program serves, for the XDP_TX failure count (an
  * ifindex is only unique within its network namespace). */
@@ -67,12 +70,21 @@ volatile __u64 if_mac = 0;
 struct xdpong_own_addrs own_addrs[2];
 volatile __u32 own_addrs_cur = 0; /* 1, 2: own_addrs[cur - 1]; 0: none */
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
-__u64 global_tat_ns = 0;          /* GCRA state of the global limit, shared */
 /* Written by the loader once attached, never read here: this program's id
  * (low half) and the id the interface shows (high half: itself, or its
  * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,
  * and tells them live from stale by this word (loader/attachment.c). */
 volatile __u64 self_ids = 0;
+/*
+ * GCRA state of the global limit, shared by the CPUs, which write it once
+ * per batch of cells: alone on its cache line, so that those writes do
+ * not take the variables above, read for every packet, out of the other
+ * CPUs' caches.
+ */
+struct {
+	__u64 tat_ns;
+	__u64 pad[7];
+} global_limit __attribute__((aligned(64))) = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -105,7 +117,7 @@ struct {
 } xdpong_addr6 SEC(".maps");
 
 /* GCRA theoretical arrival time per source (IPv4 /32, IPv6 /64), shared
- * by the CPUs, which take cells from it in batches (xdpong_rlsrc). */
+ * by the CPUs, which take cells from it in batches (xdpong_rlcpu). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
@@ -114,22 +126,11 @@ struct {
 } xdpong_ratelim SEC(".maps");
 
 /*
- * The limits' per-CPU state, not pinned and never carried over at a
- * takeover: the new program's CPUs start holding no cells, which can only
- * answer less, never more. Each CPU's cells of a source's limit: one LRU
- * list per CPU (max_entries / CPUs entries each), so neither an insert
- * nor an eviction takes a lock another CPU wants. An entry evicted loses
- * its cells, never gives more.
+ * The limits' per-CPU state: each CPU's clock and the cells it holds, of
+ * the global limit and of up to XDPONG_RL_SLOTS sources. Not pinned, and
+ * not carried over at a takeover: the new program's CPUs start holding no
+ * cells, which can only answer less, never more.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 65536);
-	__uint(map_flags, BPF_F_NO_COMMON_LRU);
-	__type(key, struct xdpong_rl_cpu_key);
-	__type(value, struct xdpong_rl_cells);
-} xdpong_rlsrc SEC(".maps");
-
-/* Each CPU's clock and cells of the global limit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -692,40 +693,80 @@ static __always_inline bool cells_allow(struct xdpong_rl_cpu *c, struct xdpong_r
 	return true;
 }
 
-/* The per-source limit for src, on this CPU. */
-static __always_inline bool source_allow(struct xdpong_rl_cpu *c, const struct xdpong_rl_key *src,
+#ifndef XDPONG_NO_CMPXCHG
+/* Give back cells a CPU took from a limit's shared state and did not send. */
+static __always_inline void gcra_give(__u64 *tat, __u64 ns)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = *(volatile __u64 *)tat;
+
+		if (old < ns || __sync_val_compare_and_swap(tat, old, old - ns) == old)
+			return;
+	}
+}
+#endif
+
+/*
+ * This CPU's slot for a source: a direct-mapped cache keyed by a hash of
+ * the source with a secret seed. A source that takes the slot of another
+ * gives what the other held back to its shared state: nothing is lost.
+ */
+static __always_inline struct xdpong_rl_slot *source_slot(struct xdpong_rl_cpu *c, __u32 family,
+							  __u64 prefix)
+{
+	__u64 h = ((prefix ^ cfg_rl_seed) + family) * 0x9e3779b97f4a7c15ULL;
+	struct xdpong_rl_slot *slot = &c->src[h >> (64 - XDPONG_RL_SLOTS_LOG2)];
+
+	if (slot->addr == prefix && slot->family == family)
+		return slot;
+#ifndef XDPONG_NO_CMPXCHG
+	if (slot->cl.cells) {
+		struct xdpong_rl_key old = { .family = slot->family };
+		__u64 *tat;
+
+		__builtin_memcpy(old.addr, &slot->addr, 8);
+		tat = bpf_map_lookup_elem(&xdpong_ratelim, &old);
+		if (tat)
+			gcra_give(tat, slot->cl.cells * cfg_rate_cost_ns);
+	}
+#endif
+	slot->addr = prefix;
+	slot->family = family;
+	slot->cl.cells = 0;
+	slot->cl.retry_ns = 0;
+	return slot;
+}
+
+/* The per-source limit for one source (IPv4 /32, IPv6 /64), on this CPU. */
+static __always_inline bool source_allow(struct xdpong_rl_cpu *c, __u32 family, __u64 prefix,
 					 __u64 *now, bool *exact)
 {
 	struct limit lim = { .cost = cfg_rate_cost_ns,
 			     .tolerance = cfg_rate_tolerance_ns - cfg_rate_held_ns,
 			     .batch = cfg_rate_batch };
-	struct xdpong_rl_cpu_key ck = { .src = *src, .cpu = bpf_get_smp_processor_id() };
-	struct xdpong_rl_cells *cl = NULL, fresh = { 0 };
+	struct xdpong_rl_key key = { .family = family };
+	struct xdpong_rl_cells one = { 0 }, *cl = &one;
 	__u64 *tat, zero = 0;
-	bool ok;
 
 	/* The usual way: a cell this CPU holds (none without batches). */
 	if (cfg_rate_batch > 1) {
-		cl = bpf_map_lookup_elem(&xdpong_rlsrc, &ck);
-		if (cl && cl->cells) {
+		cl = &source_slot(c, family, prefix)->cl;
+		if (cl->cells) {
 			cl->cells--;
 			return true;
 		}
 	}
-	tat = bpf_map_lookup_elem(&xdpong_ratelim, src);
+	__builtin_memcpy(key.addr, &prefix, 8);
+	tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
 	if (!tat) {
 		/* 0: idle for ever, a whole burst to take. Another CPU's
 		 * insert first is as good as this one. */
-		bpf_map_update_elem(&xdpong_ratelim, src, &zero, BPF_NOEXIST);
-		tat = bpf_map_lookup_elem(&xdpong_ratelim, src);
+		bpf_map_update_elem(&xdpong_ratelim, &key, &zero, BPF_NOEXIST);
+		tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
 		if (!tat)
 			return false;
 	}
-	ok = cells_allow(c, cl ? cl : &fresh, tat, &lim, now, exact);
-	/* This CPU's first batch of src: keep what is left, or when to ask again. */
-	if (!cl && cfg_rate_batch > 1 && (fresh.cells || fresh.retry_ns))
-		bpf_map_update_elem(&xdpong_rlsrc, &ck, &fresh, BPF_ANY);
-	return ok;
+	return cells_allow(c, cl, tat, &lim, now, exact);
 }
 
 /*
@@ -750,15 +791,10 @@ __noinline __u32 xdpong_rate_check(__u32 family, __u64 src_prefix)
 	if (!c) /* cannot happen (a one-entry array) */
 		return cfg_global_cost_ns ? REASON(drop_global_limited) : REASON(drop_rate_limited);
 	now = clock_tick(c, &exact);
-	if (cfg_rate_cost_ns) {
-		struct xdpong_rl_key key = { .family = family };
-
-		__builtin_memcpy(key.addr, &src_prefix, 8);
-		if (!source_allow(c, &key, &now, &exact))
-			return REASON(drop_rate_limited);
-	}
+	if (cfg_rate_cost_ns && !source_allow(c, family, src_prefix, &now, &exact))
+		return REASON(drop_rate_limited);
 	if (cfg_global_cost_ns &&
-	    !cells_allow(c, &c->global, &global_tat_ns, &global, &now, &exact))
+	    !cells_allow(c, &c->global, &global_limit.tat_ns, &global, &now, &exact))
 		return REASON(drop_global_limited);
 	return 0;
 }

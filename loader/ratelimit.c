@@ -10,10 +10,23 @@
  * what the CPUs can hold (and a CPU whose traffic moved elsewhere keeps)
  * is under a quarter of the burst.
  */
+#include <unistd.h>
+#include <sys/random.h>
 #include <linux/types.h>
 #include "xdpong.h"
 #include "ratelimit.h"
 #include "xdpong.skel.h"
+
+__u64 limits_seed(void)
+{
+	__u64 seed = 0;
+
+	/* Without it (no entropy yet at early boot, never in practice) the
+	 * slots are still right, only guessable. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = 0x5851f42d4c957f2dULL ^ (__u64)getpid();
+	return seed;
+}
 
 unsigned int limits_batch(unsigned long long burst, int ncpu)
 {
@@ -40,6 +53,7 @@ void limits_configure(struct xdpong_bpf__rodata *ro, unsigned long long rate_pps
 		      unsigned long long rate_burst, unsigned long long global_pps,
 		      unsigned long long global_burst, int ncpu)
 {
+	ro->cfg_rl_seed = limits_seed();
 	if (rate_pps)
 		limits_set_one(rate_pps, rate_burst, ncpu, &ro->cfg_rate_cost_ns,
 			       &ro->cfg_rate_tolerance_ns, &ro->cfg_rate_batch,

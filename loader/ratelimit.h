@@ -17,7 +17,8 @@ struct xdpong_bpf__rodata;
  * off. ncpu: the CPUs that may run the program (possible CPUs). Each
  * limit's shared state is taken in batches of up to limits_batch() cells
  * per CPU, and what the CPUs may hold so is taken off the shared burst,
- * so that all CPUs together stay within pps and burst.
+ * so that all CPUs together stay within pps and burst. Also draws the
+ * seed of the per-source slots' hash.
  */
 void limits_configure(struct xdpong_bpf__rodata *ro, unsigned long long rate_pps,
 		      unsigned long long rate_burst, unsigned long long global_pps,
@@ -29,6 +30,9 @@ void limits_configure(struct xdpong_bpf__rodata *ro, unsigned long long rate_pps
 void limits_set_one(unsigned long long pps, unsigned long long burst, int ncpu,
 		    volatile __u64 *cost, volatile __u64 *tolerance, volatile __u32 *batch,
 		    volatile __u64 *held);
+
+/* A seed for the hash that picks a source's slot on a CPU (cfg_rl_seed). */
+__u64 limits_seed(void);
 
 /* Cells a CPU takes at once from a limit of burst on ncpu CPUs:
  * burst / (4 ncpu), from 1 to XDPONG_RL_BATCH_MAX. */

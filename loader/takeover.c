@@ -8,9 +8,10 @@
  * upgrade from another build) is created anew and its contents are copied
  * over field by field, by name (layout.c), before the new program is
  * attached. The replace itself is atomic (load.c). The limits' per-CPU
- * state (xdpong_rlcpu, xdpong_rlsrc: each CPU's clock and the cells it
- * holds) is not carried: the new program's CPUs start holding none, which
- * can only answer less, never more; the shared state is.
+ * state (xdpong_rlcpu: each CPU's clock and the cells it holds) is not
+ * carried: the new program's CPUs start holding none, which can only
+ * answer less, never more. Their shared state is (ratelim, and .bss's
+ * global_limit between builds that have it).
  */
 #include <errno.h>
 #include <stdlib.h>
