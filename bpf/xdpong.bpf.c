@@ -33,6 +33,16 @@ const volatile __u64 cfg_rate_cost_ns = 0; /* per source: 1e9/PPS; 0: off */
 const volatile __u64 cfg_rate_tolerance_ns = 0;   /* (BURST - 1) * cost */
 const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
 const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
+/* Cells a CPU takes from a limit's shared state at once (1: one per
+ * reply), and what all CPUs may hold so, in ns of cost: the shared state's
+ * tolerance is the limit's less that (loader/ratelimit.c). */
+const volatile __u32 cfg_rate_batch = 1;
+const volatile __u64 cfg_rate_held_ns = 0;
+const volatile __u32 cfg_global_batch = 1;
+const volatile __u64 cfg_global_held_ns = 0;
+/* Keys the hash that picks a source's slot on a CPU (drawn at load), so
+ * that no one can aim sources at one slot. */
+const volatile __u64 cfg_rl_seed = 0;
 const volatile __u8 cfg_never = 0; /* always 0: see carry_maps_own() */
 /* The interface this program serves, for the XDP_TX failure count (an
  * ifindex is only unique within its network namespace). */
@@ -60,12 +70,21 @@ volatile __u64 if_mac = 0;
 struct xdpong_own_addrs own_addrs[2];
 volatile __u32 own_addrs_cur = 0; /* 1, 2: own_addrs[cur - 1]; 0: none */
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
-__u64 global_tat_ns = 0;          /* GCRA state of the global limit */
 /* Written by the loader once attached, never read here: this program's id
  * (low half) and the id the interface shows (high half: itself, or its
  * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,
  * and tells them live from stale by this word (loader/attachment.c). */
 volatile __u64 self_ids = 0;
+/*
+ * GCRA state of the global limit, shared by the CPUs, which write it once
+ * per batch of cells: alone on its cache line, so that those writes do
+ * not take the variables above, read for every packet, out of the other
+ * CPUs' caches.
+ */
+struct {
+	__u64 tat_ns;
+	__u64 pad[7];
+} global_limit __attribute__((aligned(64))) = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -97,13 +116,27 @@ struct {
 	__type(value, struct xdpong_addr_info);
 } xdpong_addr6 SEC(".maps");
 
-/* GCRA theoretical arrival time per source (IPv4 /32, IPv6 /64). */
+/* GCRA theoretical arrival time per source (IPv4 /32, IPv6 /64), shared
+ * by the CPUs, which take cells from it in batches (xdpong_rlcpu). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);
 	__type(key, struct xdpong_rl_key);
 	__type(value, __u64);
 } xdpong_ratelim SEC(".maps");
+
+/*
+ * The limits' per-CPU state: each CPU's clock and the cells it holds, of
+ * the global limit and of up to XDPONG_RL_SLOTS sources. Not pinned, and
+ * not carried over at a takeover: the new program's CPUs start holding no
+ * cells, which can only answer less, never more.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpong_rl_cpu);
+} xdpong_rlcpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -564,9 +597,35 @@ static __always_inline bool addr6_is_local(const struct in6_addr *addr)
 	return addr6_in_trie(addr);
 }
 
-/* Generic cell rate algorithm on *tat: true if a reply is allowed now. */
-static __always_inline bool gcra_allow(__u64 *tat, __u64 now, __u64 cost,
-				       __u64 tolerance)
+/*
+ * The limits' clock. A clock read costs about as much as the rest of a
+ * reply on some machines (kvm-clock), so each CPU reads it once per timer
+ * tick: while jiffies (an inlined load) has not moved, the time read in
+ * this tick stands. It lags by less than a tick (1 to 10 ms), which only
+ * delays a cell; before refusing, the limits read the exact time.
+ */
+static __always_inline __u64 clock_exact(struct xdpong_rl_cpu *c)
+{
+	c->clock_jiffies = bpf_jiffies64();
+	c->clock_ns = bpf_ktime_get_ns();
+	return c->clock_ns;
+}
+
+static __always_inline __u64 clock_tick(struct xdpong_rl_cpu *c, bool *exact)
+{
+	*exact = bpf_jiffies64() != c->clock_jiffies;
+	return *exact ? clock_exact(c) : c->clock_ns;
+}
+
+/*
+ * Generic cell rate algorithm on a limit's shared state *tat: up to batch
+ * cells at once, as many as conform at now (a batch conforms when its
+ * last cell would, one by one). 0 when none does, with *retry set to when
+ * one will. A refusal only reads *tat: the shared cache line is written
+ * once per batch.
+ */
+static __always_inline __u64 gcra_take(__u64 *tat, __u64 now, __u64 cost, __u64 tolerance,
+				       __u32 batch, __u64 *retry)
 {
 #ifdef XDPONG_NO_CMPXCHG
 	/*
@@ -574,53 +633,168 @@ static __always_inline bool gcra_allow(__u64 *tat, __u64 now, __u64 cost,
 	 * whose verifier refuses the instruction even where it is never
 	 * reached: the loader refuses the limits there, so this never runs.
 	 */
-	return true;
-#endif
+	return 1;
+#else
 	for (int i = 0; i < 4; i++) {
 		__u64 old = *(volatile __u64 *)tat;
-		__u64 t = old > now ? old : now;
+		__u64 t = old > now ? old : now, n;
 
-		if (t - now > tolerance)
-			return false;
-		if (__sync_val_compare_and_swap(tat, old, t + cost) == old)
-			return true;
+		if (t - now > tolerance) {
+			*retry = t - tolerance;
+			return 0;
+		}
+		n = (tolerance - (t - now)) / cost + 1;
+		if (n > batch)
+			n = batch;
+		if (__sync_val_compare_and_swap(tat, old, t + n * cost) == old)
+			return n;
 	}
-	return false; /* lost the race four times: the limit is being hit */
+	return 0; /* lost the race four times: the limit is being hit */
+#endif
+}
+
+/* A limit as configured (rodata). */
+struct limit {
+	__u64 cost, tolerance; /* of the shared state: the burst less what CPUs hold */
+	__u32 batch;
+};
+
+/*
+ * One cell of a limit: from this CPU's own (*cl), else a batch from the
+ * shared state (*tat). The exact time is read before any refusal.
+ */
+static __always_inline bool cells_allow(struct xdpong_rl_cpu *c, struct xdpong_rl_cells *cl,
+					__u64 *tat, const struct limit *lim, __u64 *now,
+					bool *exact)
+{
+	__u64 n;
+
+	if (cl->cells) {
+		cl->cells--;
+		return true;
+	}
+	if (*now < cl->retry_ns) {
+		if (*exact)
+			return false;
+		*now = clock_exact(c);
+		*exact = true;
+		if (*now < cl->retry_ns)
+			return false;
+	}
+	n = gcra_take(tat, *now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
+	if (!n && !*exact) {
+		*now = clock_exact(c);
+		*exact = true;
+		n = gcra_take(tat, *now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
+	}
+	if (!n)
+		return false;
+	cl->cells = n - 1;
+	return true;
+}
+
+#ifndef XDPONG_NO_CMPXCHG
+/* Give back cells a CPU took from a limit's shared state and did not send. */
+static __always_inline void gcra_give(__u64 *tat, __u64 ns)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = *(volatile __u64 *)tat;
+
+		if (old < ns || __sync_val_compare_and_swap(tat, old, old - ns) == old)
+			return;
+	}
+}
+#endif
+
+/*
+ * This CPU's slot for a source: a direct-mapped cache keyed by a hash of
+ * the source with a secret seed. A source that takes the slot of another
+ * gives what the other held back to its shared state: nothing is lost.
+ */
+static __always_inline struct xdpong_rl_slot *source_slot(struct xdpong_rl_cpu *c, __u32 family,
+							  __u64 prefix)
+{
+	__u64 h = ((prefix ^ cfg_rl_seed) + family) * 0x9e3779b97f4a7c15ULL;
+	struct xdpong_rl_slot *slot = &c->src[h >> (64 - XDPONG_RL_SLOTS_LOG2)];
+
+	if (slot->addr == prefix && slot->family == family)
+		return slot;
+#ifndef XDPONG_NO_CMPXCHG
+	if (slot->cl.cells) {
+		struct xdpong_rl_key old = { .family = slot->family };
+		__u64 *tat;
+
+		__builtin_memcpy(old.addr, &slot->addr, 8);
+		tat = bpf_map_lookup_elem(&xdpong_ratelim, &old);
+		if (tat)
+			gcra_give(tat, slot->cl.cells * cfg_rate_cost_ns);
+	}
+#endif
+	slot->addr = prefix;
+	slot->family = family;
+	slot->cl.cells = 0;
+	slot->cl.retry_ns = 0;
+	return slot;
+}
+
+/* The per-source limit for one source (IPv4 /32, IPv6 /64), on this CPU. */
+static __always_inline bool source_allow(struct xdpong_rl_cpu *c, __u32 family, __u64 prefix,
+					 __u64 *now, bool *exact)
+{
+	struct limit lim = { .cost = cfg_rate_cost_ns,
+			     .tolerance = cfg_rate_tolerance_ns - cfg_rate_held_ns,
+			     .batch = cfg_rate_batch };
+	struct xdpong_rl_key key = { .family = family };
+	struct xdpong_rl_cells one = { 0 }, *cl = &one;
+	__u64 *tat, zero = 0;
+
+	/* The usual way: a cell this CPU holds (none without batches). */
+	if (cfg_rate_batch > 1) {
+		cl = &source_slot(c, family, prefix)->cl;
+		if (cl->cells) {
+			cl->cells--;
+			return true;
+		}
+	}
+	__builtin_memcpy(key.addr, &prefix, 8);
+	tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
+	if (!tat) {
+		/* 0: idle for ever, a whole burst to take. Another CPU's
+		 * insert first is as good as this one. */
+		bpf_map_update_elem(&xdpong_ratelim, &key, &zero, BPF_NOEXIST);
+		tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
+		if (!tat)
+			return false;
+	}
+	return cells_allow(c, cl, tat, &lim, now, exact);
 }
 
 /*
  * Per-source and global limits (both off unless configured). A global
  * function: the verifier checks it once, not once per packet-parsing path.
+ * Each limit's state is shared by the CPUs, which take its cells in
+ * batches and send them alone (xdpong(8): --rate-limit, --global-limit).
  */
 __noinline __u32 xdpong_rate_check(__u32 family, __u64 src_prefix)
 {
+	struct limit global = { .cost = cfg_global_cost_ns,
+				.tolerance = cfg_global_tolerance_ns - cfg_global_held_ns,
+				.batch = cfg_global_batch };
+	struct xdpong_rl_cpu *c;
+	__u32 zero = 0;
 	__u64 now;
+	bool exact;
 
 	if (!cfg_rate_cost_ns && !cfg_global_cost_ns)
 		return 0;
-	now = bpf_ktime_get_ns();
-	if (cfg_rate_cost_ns) {
-		struct xdpong_rl_key key = { .family = family };
-		__u64 *tat, first = now + cfg_rate_cost_ns;
-
-		__builtin_memcpy(key.addr, &src_prefix, 8);
-		tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
-		if (!tat) {
-			if (!bpf_map_update_elem(&xdpong_ratelim, &key, &first,
-						 BPF_NOEXIST))
-				goto global;
-			tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
-			if (!tat)
-				return REASON(drop_rate_limited);
-		}
-		if (!gcra_allow(tat, now, cfg_rate_cost_ns,
-				cfg_rate_tolerance_ns))
-			return REASON(drop_rate_limited);
-	}
-global:
+	c = bpf_map_lookup_elem(&xdpong_rlcpu, &zero);
+	if (!c) /* cannot happen (a one-entry array) */
+		return cfg_global_cost_ns ? REASON(drop_global_limited) : REASON(drop_rate_limited);
+	now = clock_tick(c, &exact);
+	if (cfg_rate_cost_ns && !source_allow(c, family, src_prefix, &now, &exact))
+		return REASON(drop_rate_limited);
 	if (cfg_global_cost_ns &&
-	    !gcra_allow(&global_tat_ns, now, cfg_global_cost_ns,
-			cfg_global_tolerance_ns))
+	    !cells_allow(c, &c->global, &global_limit.tat_ns, &global, &now, &exact))
 		return REASON(drop_global_limited);
 	return 0;
 }

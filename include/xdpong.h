@@ -185,6 +185,40 @@ struct xdpong_rl_key {
 	__u8 addr[16];
 };
 
+/*
+ * Cells (replies) of a limit a CPU was granted ahead from the limit's
+ * shared state and has not sent yet, and the time before which the shared
+ * state has none to grant: each CPU's own, written by that CPU alone.
+ */
+struct xdpong_rl_cells {
+	__u64 cells;
+	__u64 retry_ns;
+};
+
+/*
+ * A CPU's cells of one source's limit: a slot of a small direct-mapped
+ * cache, indexed by a keyed hash of the source (bpf/xdpong.bpf.c).
+ */
+struct xdpong_rl_slot {
+	__u64 addr;    /* the source's key: IPv4 address or IPv6 /64, as sent */
+	__u32 family;  /* 4 or 6; 0: empty */
+	__u32 pad;
+	struct xdpong_rl_cells cl;
+};
+#define XDPONG_RL_SLOTS_LOG2 8
+#define XDPONG_RL_SLOTS (1 << XDPONG_RL_SLOTS_LOG2)
+
+/* One CPU's part of the limits (a per-CPU array). */
+struct xdpong_rl_cpu {
+	__u64 clock_jiffies; /* jiffies when clock_ns was read */
+	__u64 clock_ns;      /* bpf_ktime_get_ns() then */
+	struct xdpong_rl_cells global;
+	struct xdpong_rl_slot src[XDPONG_RL_SLOTS];
+};
+
+/* Cells a CPU takes from a limit's shared state at once, at most (loader/ratelimit.c). */
+#define XDPONG_RL_BATCH_MAX 64
+
 /* What the frames start with; set before load from the device type. */
 enum xdpong_framing {
 	XDPONG_FRAMING_ETH = 0, /* Ethernet, TAP: Ethernet header first */

@@ -16,6 +16,7 @@
 #include <xdp/libxdp.h>
 #include "loader.h"
 #include "skel.h"
+#include "ratelimit.h"
 
 /*
  * A veth hands XDP_TX frames only to a peer that runs native XDP (measured:
@@ -452,16 +453,8 @@ static int up_open(struct bringup *b)
 	lv->skel->rodata->cfg_gen = chain_new_gen();
 	xdpong_skel_set_frags(lv->skel);
 	xdpong_skel_set_txwatch(lv->skel);
-	if (o->rate_pps) {
-		lv->skel->rodata->cfg_rate_cost_ns = 1000000000ULL / o->rate_pps;
-		lv->skel->rodata->cfg_rate_tolerance_ns =
-			(o->rate_burst - 1) * lv->skel->rodata->cfg_rate_cost_ns;
-	}
-	if (o->global_pps) {
-		lv->skel->rodata->cfg_global_cost_ns = 1000000000ULL / o->global_pps;
-		lv->skel->rodata->cfg_global_tolerance_ns =
-			(o->global_burst - 1) * lv->skel->rodata->cfg_global_cost_ns;
-	}
+	limits_configure(lv->skel->rodata, o->rate_pps, o->rate_burst, o->global_pps,
+			 o->global_burst, libbpf_num_possible_cpus());
 	if (b->share) {
 		int e = chain_prepare(lv, o->priority);
 

@@ -7,7 +7,11 @@
  * trace carry on in the very same maps. A map whose layout differs (an
  * upgrade from another build) is created anew and its contents are copied
  * over field by field, by name (layout.c), before the new program is
- * attached. The replace itself is atomic (load.c).
+ * attached. The replace itself is atomic (load.c). The limits' per-CPU
+ * state (xdpong_rlcpu: each CPU's clock and the cells it holds) is not
+ * carried: the new program's CPUs start holding none, which can only
+ * answer less, never more. Their shared state is (ratelim, and .bss's
+ * global_limit between builds that have it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -139,9 +143,11 @@ static int migrate_entries(int from_fd, int to_fd)
 		ret = layout_of_fd(to_fd, &ours);
 	if (ret)
 		return ret;
-	if (theirs.key_size != ours.key_size ||
+	/* Keys of another shape: nothing to carry by. A per-CPU hash holds
+	 * one value per CPU: its entries are not another one's. */
+	if (theirs.key_size != ours.key_size || theirs.type != ours.type ||
 	    (theirs.value_size != ours.value_size && (!theirs.n || !ours.n)))
-		return -EPROTO; /* keys of another shape: nothing to carry by */
+		return -EPROTO;
 	key = calloc(1, theirs.key_size);
 	next = calloc(1, theirs.key_size);
 	val = calloc(1, theirs.value_size);
@@ -208,8 +214,11 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 				return log_error("%s: cannot carry map %s over from program id %u: %s",
 						 old->li.name, map_obj_names[m], old->prog_id,
 						 strerror(-ret));
+			/* Soft state: starting afresh forgets how much of
+			 * its burst each source has used. */
 			log_note("%s: rate limiter state of program id %u not carried over (%s): per-source limits start afresh",
-				 old->li.name, old->prog_id, strerror(-ret));
+				 old->li.name, old->prog_id,
+				 ret == -EPROTO ? "another layout" : strerror(-ret));
 		}
 	}
 	return 0;

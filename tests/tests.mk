@@ -2,6 +2,7 @@
 # Unit tests, fuzz harness and TUN/TAP driver of the XDP program, included
 # by the Makefile. `make tests` builds them; run as root:
 #   build/tests/test_xdpong            table-driven fixtures
+#   build/tests/test_limits            the rate limits across two CPUs
 #   build/tests/fuzz_xdpong --frames N [--seed S] [--jobs J]
 #   build/tests/tuntap_echo            driven by tests/tuntap/*.sh
 # `make fuzz` pushes FUZZ_FRAMES (10 million) frames, `make fuzz-short` 100,000.
@@ -16,13 +17,18 @@ TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
 # that load build/xdpong.skel.h. The rest comes from lib/ (lib/lib.mk).
-TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(XDPONG_LIB)
+TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(BUILD)/loader/ratelimit.o \
+	$(XDPONG_LIB)
 
 $(BUILD)/tests/xdpong_fixture.o: tests/lib/xdpong_fixture.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) loader/ratelimit.h | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
@@ -41,6 +47,10 @@ $(BUILD)/tests/test_xdpong: $(BUILD)/tests/test_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
+$(BUILD)/tests/test_limits: $(BUILD)/tests/test_limits.o $(TESTS_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
+
 $(BUILD)/tests/fuzz_xdpong: $(BUILD)/tests/fuzz_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
@@ -49,7 +59,7 @@ $(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(BUILD)/tuntap/libtun.
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
-TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/fuzz_xdpong $(BUILD)/tests/tuntap_echo
+TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/test_limits $(BUILD)/tests/fuzz_xdpong $(BUILD)/tests/tuntap_echo
 
 # A program that runs after xdpong in libxdp's dispatcher and counts what
 # reaches it (tests/netns/dispatcher.sh).

@@ -1,8 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The XDP program's test fixture: see xdpong_fixture.h. */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -185,4 +192,120 @@ int xf_read_latency(int lat_fd, int ncpus, struct xdpong_latency *out)
 		out->count += vals[c].count;
 	}
 	return 0;
+}
+
+int xf_read_counters_cpu(int stats_fd, int ncpus, int cpu, __u64 out[XDPONG_R_MAX])
+{
+	struct xdpong_counters vals[ncpus];
+	__u32 key = 0;
+
+	if (cpu < 0 || cpu >= ncpus)
+		return -EINVAL;
+	if (bpf_map_lookup_elem(stats_fd, &key, vals))
+		return -errno;
+	memcpy(out, &vals[cpu], sizeof(__u64) * XDPONG_R_MAX);
+	return 0;
+}
+
+int xf_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+int xf_usable_cpus(int *cpus, int n)
+{
+	cpu_set_t set;
+	int got = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && got < n; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[got++] = c;
+	return got;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+struct cpu_thread {
+	struct xf_cpu_run *run;
+	int prog_fd;
+	__u64 duration_ns;
+	pthread_barrier_t *go;
+};
+
+static void *cpu_thread_main(void *arg)
+{
+	struct cpu_thread *t = arg;
+	struct xf_cpu_run *r = t->run;
+	__u64 deadline;
+
+	r->err = xf_pin_cpu(r->cpu);
+	/* Best effort: without CAP_SYS_NICE the run is only more exposed to gaps. */
+	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), -20);
+	pthread_barrier_wait(t->go);
+	if (r->err)
+		return NULL;
+	r->start_ns = mono_ns();
+	deadline = r->start_ns + t->duration_ns;
+	for (__u64 prev = 0, start = r->start_ns;; start = mono_ns()) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = r->frame,
+			    .data_size_in = (__u32)r->len, .repeat = 1);
+		int err = bpf_prog_test_run_opts(t->prog_fd, &opts);
+
+		if (err) {
+			r->err = err;
+			break;
+		}
+		r->end_ns = mono_ns();
+		if (!r->runs++)
+			r->first_end_ns = r->end_ns;
+		if (prev && r->end_ns - prev > r->gap_free_ns)
+			r->gap_ns += r->end_ns - prev - r->gap_free_ns;
+		prev = start;
+		if (r->end_ns >= deadline)
+			break;
+	}
+	return NULL;
+}
+
+int xf_run_on_cpus(int prog_fd, struct xf_cpu_run *runs, int n, double seconds)
+{
+	struct cpu_thread t[n];
+	pthread_t tid[n];
+	pthread_barrier_t go;
+	int ret = 0, started = 0;
+
+	if (pthread_barrier_init(&go, NULL, (unsigned int)n))
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		runs[i].start_ns = runs[i].first_end_ns = runs[i].end_ns = 0;
+		runs[i].runs = runs[i].gap_ns = 0;
+		runs[i].err = 0;
+		t[i] = (struct cpu_thread){ .run = &runs[i], .prog_fd = prog_fd,
+					    .duration_ns = (__u64)(seconds * 1e9), .go = &go };
+		if (pthread_create(&tid[i], NULL, cpu_thread_main, &t[i])) {
+			/* The barrier would wait for it forever. */
+			fprintf(stderr, "cannot start a thread\n");
+			abort();
+		}
+		started++;
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(tid[i], NULL);
+		if (!ret && runs[i].err)
+			ret = runs[i].err;
+	}
+	pthread_barrier_destroy(&go);
+	return ret;
 }

@@ -83,4 +83,44 @@ int xf_read_counters(int stats_fd, int ncpus, __u64 out[XDPONG_R_MAX]);
 /* xdpong_latency summed over ncpus CPUs. 0 or -errno. */
 int xf_read_latency(int lat_fd, int ncpus, struct xdpong_latency *out);
 
+/* One CPU's xdpong_stats, one value per reason. 0 or -errno. */
+int xf_read_counters_cpu(int stats_fd, int ncpus, int cpu, __u64 out[XDPONG_R_MAX]);
+
+/*
+ * Pin the calling thread to cpu: an XDP test run runs on the CPU that
+ * asks for it, and the program keeps state per CPU (the rate limits).
+ * 0 or -errno.
+ */
+int xf_pin_cpu(int cpu);
+
+/* The first n CPUs this process may run on, in cpus[]; how many (<= n). */
+int xf_usable_cpus(int *cpus, int n);
+
+/* One thread of xf_run_on_cpus(): what it sends, where, and what it did. */
+struct xf_cpu_run {
+	int cpu;              /* pinned there */
+	const uint8_t *frame; /* sent over and over, one test run each */
+	size_t len;
+	/* CLOCK_MONOTONIC (bpf_ktime_get_ns's clock): before its first run,
+	 * after it (the first request came in between), after its last. */
+	__u64 start_ns, first_end_ns, end_ns;
+	__u64 runs;
+	/* Gaps in what it offered, where the scheduler left it out: for
+	 * each two runs in a row, the time from the first's start to the
+	 * second's end (at least the time between the program's two runs)
+	 * beyond gap_free_ns, summed in gap_ns. */
+	__u64 gap_free_ns, gap_ns;
+	int err; /* 0, or -errno of the setup or of a run */
+};
+
+/*
+ * Run each runs[i].frame through prog_fd from its own thread pinned to
+ * runs[i].cpu, all at once (a barrier), each as fast as it can, one test
+ * run after another (repeat 1: the program turns a request into its
+ * reply in place), for seconds. The threads ask for nice -20 where they
+ * may, so that a busy machine leaves fewer gaps in the offered traffic.
+ * 0, or the first thread's error.
+ */
+int xf_run_on_cpus(int prog_fd, struct xf_cpu_run *runs, int n, double seconds);
+
 #endif /* XDPONG_TESTS_FIXTURE_H */

@@ -28,6 +28,7 @@
 #include "hex.h"
 #include "packet.h"
 #include "xdpong.h"
+#include "../../loader/ratelimit.h"
 #include "pass.skel.h"
 #include "reflect.skel.h"
 #include "xdpong_cost.skel.h"
@@ -50,6 +51,7 @@ const char *const cost_name[COST_N] = {
 	[COST_XDPONG_ECHO4_LAT_OFF] = "xdpong_echo4_98_lat_off",
 	[COST_XDPONG_ECHO4_LAT_SAMPLED] = "xdpong_echo4_98_lat_1_in_n",
 	[COST_XDPONG_ECHO4_LAT_EVERY] = "xdpong_echo4_98_lat_every",
+	[COST_XDPONG_ECHO4_LIMITS] = "xdpong_echo4_98_limits",
 	[COST_PATCH_INLINE] = "reply_patch_inline",
 	[COST_PATCH_CSUM_DIFF] = "reply_patch_bpf_csum_diff",
 };
@@ -67,6 +69,7 @@ const char *const cost_desc[COST_N] = {
 	[COST_XDPONG_ECHO4_LAT_OFF] = "xdpong, 98-byte echo, latency off",
 	[COST_XDPONG_ECHO4_LAT_SAMPLED] = "xdpong, 98-byte echo, latency 1 in N",
 	[COST_XDPONG_ECHO4_LAT_EVERY] = "xdpong, 98-byte echo, latency every one",
+	[COST_XDPONG_ECHO4_LIMITS] = "xdpong, 98-byte echo, both limits on",
 	[COST_PATCH_INLINE] = "reply checksum patch, inline",
 	[COST_PATCH_CSUM_DIFF] = "reply checksum patch, 2 bpf_csum_diff",
 };
@@ -184,10 +187,18 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
 	return 0;
 }
 
+/*
+ * Both limits, per source and global, far above what one CPU's test runs
+ * offer (1e9/s, bursts of 1e9): every request is answered, and the cost
+ * is what the limits add to a reply that passes them.
+ */
+#define LIMITS_PPS 1000000000ULL
+
 /* latency_sample < 0: the object's own default. */
-static struct xdpong_cost_bpf *load_harness(int latency_sample)
+static struct xdpong_cost_bpf *load_harness(int latency_sample, bool limits)
 {
 	struct xdpong_cost_bpf *x = xdpong_cost_bpf__open();
+	int ncpu = libbpf_num_possible_cpus();
 
 	if (!x) {
 		fail("cannot open the xdpong cost harness");
@@ -195,6 +206,14 @@ static struct xdpong_cost_bpf *load_harness(int latency_sample)
 	}
 	if (latency_sample >= 0)
 		x->rodata->cfg_latency_sample = latency_sample;
+	if (limits) {
+		limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu, &x->rodata->cfg_rate_cost_ns,
+			       &x->rodata->cfg_rate_tolerance_ns, &x->rodata->cfg_rate_batch,
+			       &x->rodata->cfg_rate_held_ns);
+		limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu, &x->rodata->cfg_global_cost_ns,
+			       &x->rodata->cfg_global_tolerance_ns, &x->rodata->cfg_global_batch,
+			       &x->rodata->cfg_global_held_ns);
+	}
 	if (xdpong_cost_bpf__load(x) ||
 	    add_addresses(bpf_map__fd(x->maps.xdpong_addr4), bpf_map__fd(x->maps.xdpong_addr6),
 			  &x->bss->own_addrs[0], &x->bss->own_addrs_cur)) {
@@ -298,6 +317,7 @@ struct cost_progs {
 	/* The harness with the loader's default latency sampling, every
 	 * packet, none, and 1 in --latency-sample */
 	struct xdpong_cost_bpf *h_def, *h_every, *h_off, *h_n;
+	struct xdpong_cost_bpf *h_lim; /* the default, with both limits on */
 	struct xdpong_bpf *obj; /* the product's own object, as built */
 };
 
@@ -332,12 +352,13 @@ static struct xdpong_bpf *load_object(int latency_sample)
 static int progs_load(const struct bench_env *env, struct cost_progs *p)
 {
 	p->pass = pass_bpf__open_and_load();
-	p->h_def = load_harness(env->loader_default);
-	p->h_every = load_harness(1);
-	p->h_off = load_harness(0);
-	p->h_n = load_harness(env->sample_n);
+	p->h_def = load_harness(env->loader_default, false);
+	p->h_every = load_harness(1, false);
+	p->h_off = load_harness(0, false);
+	p->h_n = load_harness(env->sample_n, false);
+	p->h_lim = load_harness(env->loader_default, true);
 	p->obj = load_object(env->loader_default);
-	if (!p->pass || !p->h_def || !p->h_every || !p->h_off || !p->h_n || !p->obj)
+	if (!p->pass || !p->h_def || !p->h_every || !p->h_off || !p->h_n || !p->h_lim || !p->obj)
 		return fail("cannot load the cost programs");
 	return 0;
 }
@@ -345,6 +366,7 @@ static int progs_load(const struct bench_env *env, struct cost_progs *p)
 static void progs_destroy(struct cost_progs *p)
 {
 	xdpong_bpf__destroy(p->obj);
+	xdpong_cost_bpf__destroy(p->h_lim);
 	xdpong_cost_bpf__destroy(p->h_n);
 	xdpong_cost_bpf__destroy(p->h_off);
 	xdpong_cost_bpf__destroy(p->h_every);
@@ -374,6 +396,7 @@ static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 		{ COST_XDPONG_ECHO4_LAT_EVERY, p->h_every, PKT_ECHO4 },
 		{ COST_XDPONG_ECHO4_LAT_OFF, p->h_off, PKT_ECHO4 },
 		{ COST_XDPONG_ECHO4_LAT_SAMPLED, p->h_n, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_LIMITS, p->h_lim, PKT_ECHO4 },
 	};
 
 	if (vernier_floor(rf, &pk[PKT_ECHO4], &floor))
