@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """Print every command line that README.md, docs/*.md and xdpong(8) show a user.
 
-README.md: the lines of fenced code blocks. xdpong(8): the lines of the
-.nf/.fi blocks of EXAMPLES, unescaped as groff would show them. A
-backslash at the end of a line continues it; a comment after the command
+README.md and docs/*.md: the lines of fenced shell code blocks.
+xdpong(8) (man/xdpong.8.rst): the lines of the literal blocks of
+EXAMPLES, as rst2man shows them. A backslash at the end of a line continues it; a comment after the command
 (" # ...") is dropped. One line of output per command:
 
     SOURCE:LINE<TAB>SECTION<TAB>COMMAND
 
 SECTION is the heading the command stands under (README "## ..." or
-"### ...", the man page's .SH), so a test can say which test runs a
+"### ...", the man page's top-level heading), so a test can say which test runs a
 whole section's commands.
 
 Blocks that are not commands (program output, a C snippet) are skipped by
@@ -71,33 +71,30 @@ def readme(path):
     return join_continued(lines)
 
 
-GROFF = [(r"\(aq", "'"), (r"\(dq", '"'), (r"\-", "-"), (r"\e", "\\"), (r"\&", "")]
-
-
 def manpage(path):
-    lines, section, inside = [], None, False
+    """The literal blocks of the EXAMPLES section of a reStructuredText
+    man page (man/xdpong.8.rst): the indented lines after a "::"."""
+    lines, section, inside, prev = [], None, False, ""
     for no, text in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
-        if text.startswith(".SH "):
-            section = text[4:].strip()
-            continue
-        if section != "EXAMPLES":
-            continue
-        if text == ".nf":
-            inside = True
-            continue
-        if text == ".fi":
+        if re.fullmatch(r"=+", text) and prev:
+            section = prev.strip()
+            if lines and lines[-1][0] == no - 1:
+                lines.pop()  # the heading itself, read as a command
             inside = False
-            continue
-        if inside and not text.startswith("."):
-            for a, b in GROFF:
-                text = text.replace(a, b)
-            lines.append((no, section, text))
+        elif section == "EXAMPLES":
+            if prev.rstrip().endswith("::") and not text.strip():
+                inside = True
+            elif inside and text and not text[0].isspace():
+                inside = False
+            elif inside and text.strip():
+                lines.append((no, section, text.strip()))
+        prev = text
     return join_continued(lines)
 
 
 def main():
     for path in sys.argv[1:]:
-        pick = manpage if re.search(r"\.[1-8]$", path) else readme
+        pick = manpage if re.search(r"\.[1-8]\.rst$", path) else readme
         for no, section, cmd in pick(path):
             cmd = strip_comment(cmd)
             if cmd:
