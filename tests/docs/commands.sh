@@ -162,7 +162,7 @@ while IFS=$'\t' read -r where sec cmd; do
 	xdpt_log "$where: ran: $cmd"
 	ran=$((ran + 1))
 done < <(/usr/bin/python3 "$REPO/tests/docs/extract_commands.py" "$REPO/README.md" \
-	"$REPO"/docs/*.md "$REPO/man/xdpong.8")
+	"$REPO"/docs/*.md "$REPO/man/xdpong.8.rst")
 ensure_detached
 nsenter "--net=/run/netns/$NS_PING" xdpong detach veth-c >/dev/null 2>&1
 
