@@ -3,9 +3,10 @@
 """Print every command line that README.md, docs/*.md and xdpong(8) show a user.
 
 README.md and docs/*.md: the lines of fenced shell code blocks.
-xdpong(8) (man/xdpong.8.rst): the lines of the literal blocks of
-EXAMPLES, as rst2man shows them. A backslash at the end of a line continues it; a comment after the command
-(" # ...") is dropped. One line of output per command:
+xdpong(8) (man/xdpong.8.rst): the lines of the literal blocks of the
+sections that show commands (MAN_COMMAND_SECTIONS), as rst2man shows
+them. A backslash, or a pipe, at the end of a line continues it; a
+comment after the command (" # ...") is dropped. One line of output per command:
 
     SOURCE:LINE<TAB>SECTION<TAB>COMMAND
 
@@ -28,6 +29,9 @@ def join_continued(lines):
             start = no
         if text.endswith("\\"):
             buf += text[:-1].rstrip() + " "
+            continue
+        if text.endswith("|"):  # a pipe continues on the next line
+            buf += text + " "
             continue
         out.append((start, sec, (buf + text).strip()))
         buf, start = "", None
@@ -71,8 +75,13 @@ def readme(path):
     return join_continued(lines)
 
 
+# The man page's sections whose literal blocks are commands; the others'
+# are file contents (a drop-in, the config file, a scrape configuration).
+MAN_COMMAND_SECTIONS = ("EXAMPLES", "READING THE MAPS WITH BPFTOOL", "SHARING AN INTERFACE")
+
+
 def manpage(path):
-    """The literal blocks of the EXAMPLES section of a reStructuredText
+    """The literal blocks of the command sections of a reStructuredText
     man page (man/xdpong.8.rst): the indented lines after a "::"."""
     lines, section, inside, prev = [], None, False, ""
     for no, text in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
@@ -81,7 +90,7 @@ def manpage(path):
             if lines and lines[-1][0] == no - 1:
                 lines.pop()  # the heading itself, read as a command
             inside = False
-        elif section == "EXAMPLES":
+        elif section in MAN_COMMAND_SECTIONS:
             if prev.rstrip().endswith("::") and not text.strip():
                 inside = True
             elif inside and text and not text[0].isspace():
