@@ -6,6 +6,12 @@ BUILD     ?= build
 CLANG     ?= clang
 CC        ?= cc
 BPFTOOL   ?= bpftool
+# xdpong(8) is written in reStructuredText (man/xdpong.8.rst) and built
+# with rst2man, from Debian's python3-docutils, as bpftool's man pages are:
+# prose with a few marks, pleasant to edit and to review in a diff, where
+# hand-written roff was neither. `rst2man --halt=warning` fails the build
+# on a markup mistake instead of rendering it.
+RST2MAN   ?= rst2man
 PREFIX    ?= /usr/local
 # The one version: debian/changelog's top entry (tools/version.sh).
 VERSION   := $(shell tools/version.sh)
@@ -43,6 +49,24 @@ LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h \
 	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h debian/changelog
 
 .DELETE_ON_ERROR:
+
+# Before the first compile, name the packages a build needs that are
+# missing, and how to get them, rather than fail on the first header not
+# found. tools/deps.sh --check probes the commands and headers the build
+# uses (silent when all is there). It runs while the first outputs of each
+# toolchain are missing, so a built tree pays nothing; the goals that
+# install the packages themselves (test, demo, deps) skip it.
+DEPS_PROBED := $(BUILD)/xdpong.bpf.o $(BUILD)/man/xdpong.8
+ifeq ($(filter-out all tests install $(BUILD)/%,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(words $(wildcard $(DEPS_PROBED))),$(words $(DEPS_PROBED)))
+ifneq ($(DEPS_CHECK),0)
+ifneq ($(shell CC="$(CC)" CLANG="$(CLANG)" BPFTOOL="$(BPFTOOL)" RST2MAN="$(RST2MAN)" \
+	CPPFLAGS="$(CPPFLAGS)" tools/deps.sh --check >&2 && echo ok),ok)
+$(error missing build dependencies (above); DEPS_CHECK=0 builds without this check)
+endif
+endif
+endif
+endif
 .PHONY: all clean test tests demo deps fuzz bench install uninstall
 
 # Fragments add to these: tests/*.mk (TEST_BINS), tools/*.mk (TOOL_BINS).
@@ -51,7 +75,7 @@ TEST_BINS :=
 TOOL_BINS :=
 .DEFAULT_GOAL := all
 
-$(BUILD) $(BUILD)/loader $(BUILD)/tests $(BUILD)/tools:
+$(BUILD) $(BUILD)/loader $(BUILD)/tests $(BUILD)/tools $(BUILD)/man:
 	$(Q)mkdir -p $@
 
 $(BUILD)/xdpong.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h | $(BUILD)
@@ -92,6 +116,12 @@ $(BUILD)/xdpong: $(LOADER_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# xdpong(8), with the version of debian/changelog where it says @VERSION@.
+$(BUILD)/man/xdpong.8: man/xdpong.8.rst debian/changelog | $(BUILD)/man
+	$(call msg,RST2MAN,$@)
+	$(Q)$(RST2MAN) --halt=warning $< $@.tmp && \
+		sed 's|@VERSION@|$(VERSION)|g' $@.tmp > $@ && rm -f $@.tmp
+
 # Both install what they need first (Debian/Ubuntu, as root), then build.
 test:
 	$(Q)tools/deps.sh
@@ -113,19 +143,17 @@ clean:
 
 # `make install [PREFIX=/usr] [DESTDIR=/stage]`. The BPF object is built
 # into the binary (skeleton), so there is no .bpf.o to install. The units
-# get SBINDIR and the man page VERSION where they say @SBINDIR@, @VERSION@.
+# get SBINDIR where they say @SBINDIR@; the man page is built with the version.
 SBINDIR     ?= $(PREFIX)/sbin
 MANDIR      ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 EXAMPLEDIR  ?= $(PREFIX)/share/doc/xdpong/examples
 
-install: $(BUILD)/xdpong
+install: $(BUILD)/xdpong $(BUILD)/man/xdpong.8
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(BUILD)/xdpong $(DESTDIR)$(SBINDIR)/xdpong
-	$(Q)install -d $(DESTDIR)$(MANDIR)/man8
-	$(Q)sed 's|@VERSION@|$(VERSION)|g' man/xdpong.8 > $(DESTDIR)$(MANDIR)/man8/xdpong.8 && \
-		chmod 0644 $(DESTDIR)$(MANDIR)/man8/xdpong.8
+	$(Q)install -D -m 0644 $(BUILD)/man/xdpong.8 $(DESTDIR)$(MANDIR)/man8/xdpong.8
 	$(Q)install -D -m 0644 completion/xdpong.bash $(DESTDIR)$(BASHCOMPDIR)/xdpong
 	$(Q)install -d $(DESTDIR)$(UNITDIR)
 	$(Q)for u in xdpong.service xdpong@.service; do \
@@ -143,6 +171,6 @@ uninstall:
 include lib/lib.mk
 -include $(wildcard tests/*.mk tools/*.mk tools/*/*.mk)
 
-all: $(BUILD)/xdpong $(TOOL_BINS)
+all: $(BUILD)/xdpong $(BUILD)/man/xdpong.8 $(TOOL_BINS)
 tests: $(TEST_BINS)
 

@@ -8,14 +8,20 @@
 # Prints one line of what it did. Used by `make test`, `make demo` and
 # `make deps`.
 #
-# Usage: tools/deps.sh [--vm]
-#   --vm   the VM harness's packages instead (tools/vm/deps.sh, make test)
+# Usage: tools/deps.sh [--vm | --check]
+#   --vm     the VM harness's packages instead (tools/vm/deps.sh, make test)
+#   --check  install nothing, need no root: probe the commands and headers
+#            that `make` uses (CC, CLANG, BPFTOOL, RST2MAN and CPPFLAGS as
+#            make passes them), say nothing and exit 0 when all are there,
+#            else name the missing Debian packages and how to get them,
+#            exit 1. The Makefile runs it before the first compile.
 
 set -euo pipefail
 
 # Build: compilers, BPF toolchain, libraries (json-c for JSON output,
 # libsystemd for sd_notify, libinih for the config file, libmicrohttpd
-# for --metrics-listen). Tests and demo: iproute2
+# for --metrics-listen), python3-docutils (rst2man: xdpong(8) from
+# man/xdpong.8.rst). Tests and demo: iproute2
 # (ip netns, veth), ping, bpftool, jq, nsenter/runuser/setpriv
 # (util-linux), timeout (coreutils), sysctl (procps), ethtool; strace
 # (kill_loader stops the loader at chosen syscalls), libFuzzer's runtime
@@ -31,7 +37,7 @@ set -euo pipefail
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
-	libinih-dev libmicrohttpd-dev
+	libinih-dev libmicrohttpd-dev python3-docutils
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
@@ -46,14 +52,82 @@ PACKAGES=(
 # ports for --nics), mmdebstrap (the Debian 12 root of systemd-guest.sh, the
 # guest whose init is systemd). Without recommends: qemu-system-x86 would
 # bring a GUI, firmware and more.
+# What `make` needs, as "probe package": cmd:NAME is a command on PATH,
+# hdr:PATH a header the C compiler finds. Probed rather than asked of
+# dpkg, so that a toolchain installed another way counts too.
+BUILD_NEEDS=(
+	"cmd:${CC:-cc} gcc"
+	"cmd:${CLANG:-clang} clang"
+	"cmd:${BPFTOOL:-bpftool} bpftool"
+	"cmd:${RST2MAN:-rst2man} python3-docutils"
+	"hdr:stdio.h libc6-dev"
+	"hdr:bpf/bpf_helpers.h libbpf-dev"
+	"hdr:xdp/libxdp.h libxdp-dev"
+	"hdr:libelf.h libelf-dev"
+	"hdr:zlib.h zlib1g-dev"
+	"hdr:json-c/json.h libjson-c-dev"
+	"hdr:systemd/sd-daemon.h libsystemd-dev"
+	"hdr:ini.h libinih-dev"
+	"hdr:microhttpd.h libmicrohttpd-dev"
+)
+
+# has_header PATH: the C compiler finds #include <PATH> (without one, the
+# usual include directories have it).
+has_header()
+{
+	if command -v "${CC:-cc}" >/dev/null 2>&1; then
+		# shellcheck disable=SC2086 # CPPFLAGS is a list of flags
+		printf '#include <%s>\n' "$1" | "${CC:-cc}" ${CPPFLAGS:-} -E -x c - >/dev/null 2>&1
+		return
+	fi
+	compgen -G "/usr/include/$1" >/dev/null || compgen -G "/usr/include/*/$1" >/dev/null ||
+		compgen -G "/usr/local/include/$1" >/dev/null
+}
+
+# check_build: the packages of BUILD_NEEDS whose probe fails, named.
+check_build()
+{
+	local need probe pkg missing=() all_headers=()
+
+	for need in "${BUILD_NEEDS[@]}"; do
+		[[ $need == hdr:* ]] && all_headers+=("${need%% *}")
+	done
+	# One compiler run when every header is there (the usual case).
+	# shellcheck disable=SC2086 # CPPFLAGS is a list of flags
+	if command -v "${CC:-cc}" >/dev/null 2>&1 &&
+		printf '#include <%s>\n' "${all_headers[@]#hdr:}" |
+		"${CC:-cc}" ${CPPFLAGS:-} -E -x c - >/dev/null 2>&1; then
+		all_headers=()
+	fi
+	for need in "${BUILD_NEEDS[@]}"; do
+		probe=${need%% *} pkg=${need##* }
+		case $probe in
+		cmd:*) command -v "${probe#cmd:}" >/dev/null 2>&1 && continue ;;
+		hdr:*)
+			[ "${#all_headers[@]}" -eq 0 ] && continue
+			has_header "${probe#hdr:}" && continue
+			;;
+		esac
+		[[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+		echo "deps: missing ${probe#*:} (Debian package $pkg)" >&2
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	echo "deps: to build, install: ${missing[*]}" >&2
+	echo "deps: as root, 'tools/deps.sh' (or 'make deps') installs them and what the tests need" >&2
+	return 1
+}
+
 WHAT="build and test"
 INSTALL_OPTS=()
-if [ "${1:-}" = --vm ]; then
+if [ "${1:-}" = --check ]; then
+	check_build
+	exit
+elif [ "${1:-}" = --vm ]; then
 	PACKAGES=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd iproute2 mmdebstrap)
 	WHAT="VM harness"
 	INSTALL_OPTS=(--no-install-recommends)
 elif [ $# -gt 0 ]; then
-	echo "usage: tools/deps.sh [--vm]" >&2
+	echo "usage: tools/deps.sh [--vm | --check]" >&2
 	exit 2
 fi
 

@@ -8,7 +8,7 @@
 #     command's parser (with a sample value of its type), and options the
 #     table does not give it are refused with exit 2, naming the option;
 #  2. `xdpong CMD --help` lists exactly the table's options for CMD;
-#  3. xdpong(8): the OPTIONS subsections list exactly the table's options
+#  3. xdpong(8) (man/xdpong.8.rst): the OPTIONS subsections list exactly the table's options
 #     for the commands they name (plus the global -v and -h);
 #  4. bash completion offers exactly the table's options after "xdpong CMD -".
 # Needs no root: every command fails (not root, no interface) after parsing.
@@ -17,7 +17,7 @@
 [ -x "$XDPONG" ] || xdpt_fail "$XDPONG is missing: run 'make' first"
 xdpt_tmpdir
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-MAN=$REPO/man/xdpong.8
+MAN=$REPO/man/xdpong.8.rst
 COMPLETION=$REPO/completion/xdpong.bash
 
 xdpt_rc 0 "$XDPONG" options
@@ -97,19 +97,20 @@ done
 
 xdpt_log "3. xdpong(8) OPTIONS lists exactly the table's options per command"
 # One line per option in each OPTIONS subsection: "<heading>\t--long".
+# The source is reStructuredText: a section title is the line above a
+# line of "=" (a subsection's, of "-"); an option is a definition-list
+# term at column 0, "**-m**, **--mode** *mode*".
 MAN_OPTS=$(awk '
-	/^\.SH / { opts = ($2 == "OPTIONS") }
-	opts && /^\.SS / { sub(/^\.SS /, ""); heading = $0; next }
-	opts && /^\.TP/ { tag = 1; next }
-	opts && tag {
-		tag = 0
-		gsub(/\\-/, "-")
-		for (i = 1; i <= NF; i++) {
-			w = $i
-			gsub(/["\\,]|fI.*|fP.*|fR.*|fB/, "", w)
-			if (w ~ /^--[a-z][a-z-]*$/) print heading "\t" w
+	NR > 1 && /^=+$/ { opts = (prev == "OPTIONS") }
+	NR > 1 && opts && /^-+$/ && prev != "" { heading = prev }
+	opts && prev ~ /^\*\*-/ && /^   [^ ]/ {
+		n = split(prev, w, / +/)
+		for (i = 1; i <= n; i++) {
+			gsub(/[*,]/, "", w[i])
+			if (w[i] ~ /^--[a-z][a-z-]*$/) print heading "\t" w[i]
 		}
-	}' "$MAN")
+	}
+	{ prev = $0 }' "$MAN")
 [ -n "$MAN_OPTS" ] || xdpt_fail "no options found in $MAN"
 for cmd in "${CMDS[@]}"; do
 	# A subsection serves the commands its heading names ("status and addr");

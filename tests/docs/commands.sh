@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Every command README.md, docs/*.md and xdpong(8) show a user runs, as
-# written.
+# Every command README.md, docs/*.md and xdpong(8) (man/xdpong.8.rst)
+# show a user runs, as written.
 # tests/docs/extract_commands.py lists them (fenced blocks, man EXAMPLES).
 # Each `xdpong ...` and `bpftool ...` line runs against a namespace pair
 # whose responder interface is named eth0, as in the docs, in the state it
@@ -60,8 +60,8 @@ X() { nsenter "--net=/run/netns/$NS_RESP" "$@"; }
 # Paths the docs write to that do not exist here: under the scratch dir.
 mkdir -p "$XDPT_TMP/var/lib/node_exporter" "$XDPT_TMP/var/lib/prometheus/node-exporter" \
 	"$XDPT_TMP/etc/xdpong"
-# The config the Fleet section names: the installed example (eth0 here; eth1
-# is missing, which run --config waits for).
+# The config xdpong(8)'s EXAMPLES name: the installed example (eth0 here;
+# eth1 is missing, which run --config waits for).
 cp "$REPO/systemd/xdpong.conf.example" "$XDPT_TMP/etc/xdpong/xdpong.conf"
 
 # promtool is not in Debian's smaller packages; the Prometheus project's
@@ -89,8 +89,8 @@ route()
 		echo "tests/tuntap: the experiment's runbook"
 		return 0
 		;;
-	"$REPO/README.md:"*)
-		if [ "$2" = "Sharing an interface" ]; then
+	"$REPO/man/xdpong.8.rst:"*)
+		if [ "$2" = "SHARING AN INTERFACE" ]; then
 			echo "tests/netns/dispatcher.sh: xdp-filter, xdpong and xdp-loader on one veth, through nsenter"
 			return 0
 		fi
@@ -162,7 +162,7 @@ while IFS=$'\t' read -r where sec cmd; do
 	xdpt_log "$where: ran: $cmd"
 	ran=$((ran + 1))
 done < <(/usr/bin/python3 "$REPO/tests/docs/extract_commands.py" "$REPO/README.md" \
-	"$REPO"/docs/*.md "$REPO/man/xdpong.8")
+	"$REPO"/docs/*.md "$REPO/man/xdpong.8.rst")
 ensure_detached
 nsenter "--net=/run/netns/$NS_PING" xdpong detach veth-c >/dev/null 2>&1
 

@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Print every command line that README.md, docs/*.md and xdpong(8) show a user.
 
-README.md: the lines of fenced code blocks. xdpong(8): the lines of the
-.nf/.fi blocks of EXAMPLES, unescaped as groff would show them. A
-backslash at the end of a line continues it; a comment after the command
-(" # ...") is dropped. One line of output per command:
+README.md and docs/*.md: the lines of fenced shell code blocks.
+xdpong(8) (man/xdpong.8.rst): the lines of the literal blocks of the
+sections that show commands (MAN_COMMAND_SECTIONS), as rst2man shows
+them. A backslash, or a pipe, at the end of a line continues it; a
+comment after the command (" # ...") is dropped. One line of output per command:
 
     SOURCE:LINE<TAB>SECTION<TAB>COMMAND
 
 SECTION is the heading the command stands under (README "## ..." or
-"### ...", the man page's .SH), so a test can say which test runs a
+"### ...", the man page's top-level heading), so a test can say which test runs a
 whole section's commands.
 
 Blocks that are not commands (program output, a C snippet) are skipped by
@@ -28,6 +29,9 @@ def join_continued(lines):
             start = no
         if text.endswith("\\"):
             buf += text[:-1].rstrip() + " "
+            continue
+        if text.endswith("|"):  # a pipe continues on the next line
+            buf += text + " "
             continue
         out.append((start, sec, (buf + text).strip()))
         buf, start = "", None
@@ -71,33 +75,35 @@ def readme(path):
     return join_continued(lines)
 
 
-GROFF = [(r"\(aq", "'"), (r"\(dq", '"'), (r"\-", "-"), (r"\e", "\\"), (r"\&", "")]
+# The man page's sections whose literal blocks are commands; the others'
+# are file contents (a drop-in, the config file, a scrape configuration).
+MAN_COMMAND_SECTIONS = ("EXAMPLES", "READING THE MAPS WITH BPFTOOL", "SHARING AN INTERFACE")
 
 
 def manpage(path):
-    lines, section, inside = [], None, False
+    """The literal blocks of the command sections of a reStructuredText
+    man page (man/xdpong.8.rst): the indented lines after a "::"."""
+    lines, section, inside, prev = [], None, False, ""
     for no, text in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
-        if text.startswith(".SH "):
-            section = text[4:].strip()
-            continue
-        if section != "EXAMPLES":
-            continue
-        if text == ".nf":
-            inside = True
-            continue
-        if text == ".fi":
+        if re.fullmatch(r"=+", text) and prev:
+            section = prev.strip()
+            if lines and lines[-1][0] == no - 1:
+                lines.pop()  # the heading itself, read as a command
             inside = False
-            continue
-        if inside and not text.startswith("."):
-            for a, b in GROFF:
-                text = text.replace(a, b)
-            lines.append((no, section, text))
+        elif section in MAN_COMMAND_SECTIONS:
+            if prev.rstrip().endswith("::") and not text.strip():
+                inside = True
+            elif inside and text and not text[0].isspace():
+                inside = False
+            elif inside and text.strip():
+                lines.append((no, section, text.strip()))
+        prev = text
     return join_continued(lines)
 
 
 def main():
     for path in sys.argv[1:]:
-        pick = manpage if re.search(r"\.[1-8]$", path) else readme
+        pick = manpage if re.search(r"\.[1-8]\.rst$", path) else readme
         for no, section, cmd in pick(path):
             cmd = strip_comment(cmd)
             if cmd:

@@ -102,7 +102,7 @@ xdpt_assert_match '^ExecStart=/usr/sbin/xdpong run %I \$XDPONG_OPTS \$XDPONG_IFA
 xdpt_assert_match '^ExecStart=/usr/sbin/xdpong run --config /etc/xdpong/xdpong.conf$' \
 	"$(cat "$SVC")" "ExecStart of xdpong.service"
 xdpt_assert_no_match '@[A-Z]+@' "$(cat "$UNIT" "$SVC")" "placeholders left in the units"
-xdpt_assert_match "^\.TH XDPONG 8 \"[^\"]*\" \"xdpong $(ere "$version")\" " \
+xdpt_assert_match "^\.TH \"?XDPONG\"? 8 \"[^\"]*\" \"xdpong $(ere "$version")\" " \
 	"$(zcat "$ROOT/usr/share/man/man8/xdpong.8.gz" | sed -n '/^\.TH /p')" "the man page's version"
 xdpt_assert_match '^#XDPONG_OPTS=' "$(cat "$ROOT/etc/default/xdpong")" \
 	"/etc/default/xdpong: XDPONG_OPTS, commented out"

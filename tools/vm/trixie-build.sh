@@ -23,9 +23,10 @@ ROOT=${TRIXIE_ROOT:-/var/cache/xdpong-trixie}
 # What tools/deps.sh installs to build, as trixie names it; and to build
 # the Debian package (make deb) and check it with trixie's lintian:
 # build-essential (dpkg-buildpackage checks for it), debhelper, dpkg-dev,
-# lintian, and systemd-dev (systemd.pc, whose unit directory debian/rules
+# lintian, python3-docutils (rst2man: xdpong(8)), and systemd-dev
+# (systemd.pc, whose unit directory debian/rules
 # reads: in the systemd package on Debian 12).
-PKGS=make,gcc,libc6-dev,clang,llvm,pkg-config,libbpf-dev,libxdp-dev,libelf-dev,zlib1g-dev,libjson-c-dev,libsystemd-dev,libinih-dev,libmicrohttpd-dev,bpftool,libclang-rt-dev,binutils,iproute2,build-essential,debhelper,dpkg-dev,lintian,systemd-dev
+PKGS=make,gcc,libc6-dev,clang,llvm,pkg-config,libbpf-dev,libxdp-dev,libelf-dev,zlib1g-dev,libjson-c-dev,libsystemd-dev,libinih-dev,libmicrohttpd-dev,python3-docutils,bpftool,libclang-rt-dev,binutils,iproute2,build-essential,debhelper,dpkg-dev,lintian,systemd-dev
 
 die()
 {
