@@ -64,7 +64,7 @@ xdp_answers()
 # check: whole state, xdpong attached, pings answered by XDP; then detach.
 recover()
 {
-	local point=$1 how=$2
+	local point=$1 how=$2 what
 
 	xdf_state "$NS_RESP" "$IF_RESP"
 	STATES+=("$point -> $XDF_STATE")
@@ -84,7 +84,6 @@ recover()
 		xdf_x "$NS_RESP" attach --force "$IF_RESP"
 	fi
 	if [ "$XDPT_RC" -ne 0 ]; then
-		local what
 		what=$([ "$how" = force ] && echo 'attach --force' || echo 'attach after detach')
 		problem "$point" "$what exited $XDPT_RC"
 		return

@@ -28,7 +28,7 @@ xdpt_assert_eq false "$(printf '%s\n' "$XDPT_OUT" | jq '.interfaces[0].attached'
 # check_status MODE BPFTOOL_MODE: status agrees with the kernel.
 check_status()
 {
-	local mode=$1 netmode=$2 kid nid jid
+	local mode=$1 netmode=$2 kid nid jid chain_q want
 
 	kid=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 	xdpt_assert_match '^[1-9][0-9]*$' "$kid" "program id from ip -j link"
@@ -61,11 +61,11 @@ check_status()
 		"status --json attached"
 	xdpt_assert_eq "$IF_RESP" "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].iface')" \
 		"status --json iface"
-	local chain_q='.interfaces[0].chain | '
+	chain_q='.interfaces[0].chain | '
 	chain_q+='"\(.dispatcher) \(.dispatcher_id) \(.priority) \(.position)"'
 	xdpt_assert_eq "false null null 1" "$(printf '%s\n' "$XDPT_OUT" | jq -r "$chain_q")" \
 		"status --json chain: alone, first"
-	local want="[{\"id\":$kid,\"name\":\"xdpong\",\"priority\":null,"
+	want="[{\"id\":$kid,\"name\":\"xdpong\",\"priority\":null,"
 	want+="\"xdpong\":true,\"pass_continues\":false}]"
 	xdpt_assert_eq "$want" \
 		"$(printf '%s\n' "$XDPT_OUT" | jq -c '.interfaces[0].chain.programs')" \
