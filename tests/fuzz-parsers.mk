@@ -24,7 +24,8 @@ FUZZP_LOADER := $(patsubst loader/%.c,$(FUZZP_DIR)/loader/%.o,$(LOADER_SRCS))
 # `make tests` builds the targets only where clang has libFuzzer; the
 # smoke test skips (exit 77) without them.
 ifneq ($(filter test tests fuzz-parsers,$(MAKECMDGOALS)),)
-FUZZP_HAVE := $(shell echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d[0] + (int)n; }' | \
+FUZZP_PROBE := int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d[0] + (int)n; }
+FUZZP_HAVE := $(shell echo '$(FUZZP_PROBE)' | \
 	$(FUZZ_CC) -x c -fsanitize=fuzzer - -o /dev/null 2>/dev/null && echo yes)
 ifeq ($(FUZZP_HAVE),yes)
 TEST_BINS += $(FUZZP_BINS)
@@ -43,14 +44,16 @@ $(FUZZP_DIR)/libloader.a: $(FUZZP_LOADER)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(FUZZP_OBJS): $(FUZZP_DIR)/%.o: tests/fuzz-parsers/%.c tests/fuzz-parsers/fuzz.h $(LOADER_HDRS) | $(FUZZP_DIR)
+$(FUZZP_OBJS): $(FUZZP_DIR)/%.o: tests/fuzz-parsers/%.c tests/fuzz-parsers/fuzz.h $(LOADER_HDRS) \
+	| $(FUZZP_DIR)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZP_CFLAGS) $(FUZZP_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
 # fuzz_netlink.o includes loader/netlink.c and loader/run.c.
 $(FUZZP_DIR)/fuzz_netlink.o: loader/netlink.c loader/run.c
 
-$(FUZZP_BINS): $(FUZZP_DIR)/fuzz_%: $(FUZZP_DIR)/fuzz_%.o $(FUZZP_DIR)/fuzz_common.o $(FUZZP_DIR)/libloader.a
+$(FUZZP_BINS): $(FUZZP_DIR)/fuzz_%: $(FUZZP_DIR)/fuzz_%.o $(FUZZP_DIR)/fuzz_common.o \
+	$(FUZZP_DIR)/libloader.a
 	$(call msg,FUZZ-LD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZP_SAN) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 

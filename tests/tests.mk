@@ -28,7 +28,8 @@ $(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) loader/ratelimit.h | $(BUILD)/tests
+$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) loader/ratelimit.h \
+	| $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
@@ -59,7 +60,8 @@ $(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(BUILD)/tuntap/libtun.
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
-TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/test_limits $(BUILD)/tests/fuzz_xdpong $(BUILD)/tests/tuntap_echo
+TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/test_limits $(BUILD)/tests/fuzz_xdpong \
+	$(BUILD)/tests/tuntap_echo
 
 # A program that runs after xdpong in libxdp's dispatcher and counts what
 # reaches it (tests/netns/dispatcher.sh).
@@ -75,7 +77,8 @@ $(BUILD)/tests/test_chain.o: tests/unit/test_chain.c $(LOADER_HDRS) | $(BUILD)/t
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -Iloader -c $< -o $@
 
-$(BUILD)/tests/test_chain: $(BUILD)/tests/test_chain.o $(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS))
+$(BUILD)/tests/test_chain: $(BUILD)/tests/test_chain.o \
+	$(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS))
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 

@@ -33,7 +33,8 @@ base=$(tools/version.sh)
 version=${DEB_VERSION:-$base}
 # A native package's version: no revision (no '-'), no epoch here.
 [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]] ||
-	die "DEB_VERSION '$version': a native version is digits first, then letters, digits and . + ~"
+	die "DEB_VERSION '$version': a native version is digits first," \
+		"then letters, digits and . + ~"
 command -v dpkg-buildpackage >/dev/null || die "no dpkg-buildpackage: run tools/deps.sh (as root)"
 mkdir -p "$BUILD/deb/src" "${DEB_OUT:=$BUILD/deb}"
 out=$(cd "$DEB_OUT" && pwd)
@@ -57,11 +58,13 @@ if [ "$version" != "$base" ]; then
 	[ -n "$dist" ] && [ -n "$who" ] || die "cannot read the top entry of debian/changelog: $top"
 	{
 		printf 'xdpong (%s) %s; urgency=medium\n\n' "$version" "$dist"
-		printf '  * Built by make deb DEB_VERSION=%s from the tree of %s.\n\n' "$version" "$base"
+		printf '  * Built by make deb DEB_VERSION=%s from the tree of %s.\n\n' \
+			"$version" "$base"
 		printf ' -- %s  %s\n\n' "$who" "$(date -R)"
 		cat debian/changelog
 	} >"$srcdir/debian/changelog"
-	[ "$(cd "$srcdir" && tools/version.sh)" = "$version" ] || die "the copy's version is not $version"
+	[ "$(cd "$srcdir" && tools/version.sh)" = "$version" ] ||
+		die "the copy's version is not $version"
 fi
 
 start=$(date +%s)
@@ -84,6 +87,7 @@ for f in "$BUILD/deb/src"/xdpong{,-dbgsym}_"$version"_*.{deb,buildinfo,changes};
 	files+=("$out/$(basename "$f")")
 done
 for ext in deb buildinfo changes; do
-	[ -e "$out/xdpong_${version}_amd64.$ext" ] || die "no xdpong_${version}_amd64.$ext (log: $log)"
+	[ -e "$out/xdpong_${version}_amd64.$ext" ] ||
+		die "no xdpong_${version}_amd64.$ext (log: $log)"
 done
 echo "deb: xdpong $version in $(($(date +%s) - start)) s: ${files[*]}"

@@ -98,12 +98,17 @@ done
 
 step "2. Turn off the pong side's kernel echo" \
 	"from now on only XDP can answer a ping there"
-run ip netns exec "$NS_PONG" sysctl -w net.ipv4.icmp_echo_ignore_all=1 net.ipv6.icmp.echo_ignore_all=1
+run ip netns exec "$NS_PONG" sysctl -w net.ipv4.icmp_echo_ignore_all=1 \
+	net.ipv6.icmp.echo_ignore_all=1
 run_may_fail ip netns exec "$NS_PING" ping -c 2 -i 0.2 -W 1 "$PONG4"
 
-step "3. Attach xdpong to $IF_PONG" \
-	"auto mode picks skb (generic) mode here and says why; --latency-sample 1 times every reply (the default samples 1 in 64)"
-printf '%s   (nsenter --net keeps this host'"'"'s /sys/fs/bpf, so the pins outlive the command;\n    ip netns exec would give it a private one)%s\n' "$DIM" "$OFF"
+why="auto mode picks skb (generic) mode here and says why; --latency-sample 1 times every reply"
+why+=" (the default samples 1 in 64)"
+step "3. Attach xdpong to $IF_PONG" "$why"
+fmt='%s   (nsenter --net keeps this host'"'"'s /sys/fs/bpf, so the pins outlive the command;'
+fmt+='\n    ip netns exec would give it a private one)%s\n'
+# shellcheck disable=SC2059 # a format built in two pieces
+printf "$fmt" "$DIM" "$OFF"
 run nsenter --net="/run/netns/$NS_PONG" "$XDPONG" attach "$IF_PONG" --latency-sample 1
 run ip -n "$NS_PONG" link show dev "$IF_PONG"
 
@@ -112,9 +117,10 @@ step "4. Ping it: IPv4 and IPv6, answered by XDP" \
 run ip netns exec "$NS_PING" ping -c "$COUNT" -i 0.2 "$PONG4"
 run ip netns exec "$NS_PING" ping -6 -c "$COUNT" -i 0.2 "$PONG6"
 
-step "5. xdpong stats: counters by outcome and reason, latency histogram" \
-	"replied = $((2 * COUNT)) echo replies; ARP and neighbour discovery went to the kernel (passed).
+note="replied = $((2 * COUNT)) echo replies; ARP and neighbour discovery went to the kernel"
+note+=" (passed).
    Run from a fresh ip netns exec: the maps are found through the attached program."
+step "5. xdpong stats: counters by outcome and reason, latency histogram" "$note"
 run ip netns exec "$NS_PONG" "$XDPONG" stats "$IF_PONG"
 
 step "6. xdpong status: what is attached where"
@@ -128,7 +134,8 @@ step "8. Detach: the kernel gets ping back"
 run nsenter --net="/run/netns/$NS_PONG" "$XDPONG" detach "$IF_PONG"
 printf '    %s(kernel echo is still off: no answer)%s\n' "$DIM" "$OFF"
 run_may_fail ip netns exec "$NS_PING" ping -c 2 -i 0.2 -W 1 "$PONG4"
-run ip netns exec "$NS_PONG" sysctl -w net.ipv4.icmp_echo_ignore_all=0 net.ipv6.icmp.echo_ignore_all=0
+run ip netns exec "$NS_PONG" sysctl -w net.ipv4.icmp_echo_ignore_all=0 \
+	net.ipv6.icmp.echo_ignore_all=0
 run ip netns exec "$NS_PING" ping -c 3 -i 0.2 "$PONG4"
 run ip netns exec "$NS_PING" ping -6 -c 3 -i 0.2 "$PONG6"
 

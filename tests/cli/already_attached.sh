@@ -33,14 +33,17 @@ for args in "" "--mode skb" "--addr 203.0.113.0/24" "--mode auto --latency-sampl
 	xdpt_assert_match "took over from program id $id without a gap" "$XDPT_ERR" "attach $args"
 	new=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 	xdpt_assert_ne "$id" "$new" "program id after attach $args"
-	bpftool prog show id "$id" >/dev/null 2>&1 && xdpt_fail "old program $id still loaded after attach $args"
+	bpftool prog show id "$id" >/dev/null 2>&1 &&
+		xdpt_fail "old program $id still loaded after attach $args"
 	id=$new
 	xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 	sent=$((sent + 2))
 	xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
 	xdpt_assert_eq "$sent" "$r4" "reply_echo4 carried over through attach $args"
 	xdpt_ok --ns "$NS_RESP" "$XDPONG" addr "$IF_RESP" list --json
-	origins=$(jq -r '[.addresses[] | select(.origin != "iface" and .origin != "broadcast") | "\(.prefix)=\(.origin)"] | sort | join(" ")' <<<"$XDPT_OUT")
+	origins_q='[.addresses[] | select(.origin != "iface" and .origin != "broadcast") | '
+	origins_q+='"\(.prefix)=\(.origin)"] | sort | join(" ")'
+	origins=$(jq -r "$origins_q" <<<"$XDPT_OUT")
 	want="198.51.100.0/24=operator"
 	[[ $args == *--addr* ]] && want="198.51.100.0/24=operator 203.0.113.0/24=config"
 	xdpt_assert_eq "$want" "$origins" "prefixes after attach $args"
@@ -57,14 +60,17 @@ id=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 for args in "" "--force" "--mode skb --force"; do
 	# shellcheck disable=SC2086 # split on purpose
 	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" $args
-	xdpt_assert_match "$IF_RESP is owned by 'xdpong run' \(pid $run_pid, running since .*; program id $id\)" \
+	re="$IF_RESP is owned by 'xdpong run' \(pid $run_pid, running since .*; program id $id\)"
+	xdpt_assert_match "$re" \
 		"$XDPT_ERR" "attach $args over a live run"
-	xdpt_assert_eq "$id" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "program id after the refused attach $args"
+	xdpt_assert_eq "$id" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+		"program id after the refused attach $args"
 done
 xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb
 xdpt_assert_match "owned by another 'xdpong run' \(pid $run_pid\)" "$XDPT_ERR" "a second run"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
-xdpt_assert_match "owner: +xdpong run, pid $run_pid, running for" "$XDPT_OUT" "status names the owner"
+xdpt_assert_match "owner: +xdpong run, pid $run_pid, running for" "$XDPT_OUT" \
+	"status names the owner"
 kill -TERM "$run_pid"
 wait "$run_pid"
 xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "program after run's SIGTERM"

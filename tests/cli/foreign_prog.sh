@@ -28,22 +28,30 @@ for how in xdpgeneric xdpdrv; do
 		# Why xdpong cannot share (lib.sh switches the dispatcher off;
 		# under ip netns exec there is no bpffs for it either), and
 		# what the choices are.
-		xdpt_assert_match "$IF_RESP already has an XDP program, [a-z_]+ \(id $fid\), and xdpong cannot share the interface with it: (LIBXDP_SKIP_DISPATCHER=1 is set|there is no bpffs at /sys/fs/bpf).*--force replaces it; a kernel that allows libxdp's dispatcher" \
+		re="$IF_RESP already has an XDP program, [a-z_]+ \(id $fid\), and xdpong cannot"
+		re+=" share the interface with it: (LIBXDP_SKIP_DISPATCHER=1 is set|there is no"
+		re+=" bpffs at /sys/fs/bpf).*--force replaces it; a kernel that allows libxdp's"
+		re+=" dispatcher"
+		xdpt_assert_match "$re" \
 			"$XDPT_ERR" "attach $args over a foreign program"
-		xdpt_assert_eq "$fid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "foreign program id after attach $args"
+		xdpt_assert_eq "$fid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+			"foreign program id after attach $args"
 	done
 	xdpt_log "$XDPT_ERR"
 
 	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 	xdpt_assert_match "$IF_RESP has XDP program id $fid, which is not xdpong; not touching it" \
 		"$XDPT_ERR" "detach of a foreign program"
-	xdpt_assert_eq "$fid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "foreign program id after detach"
+	xdpt_assert_eq "$fid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+		"foreign program id after detach"
 	xdpt_log "$XDPT_ERR"
 
 	xdpt_rc 3 --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
-	xdpt_assert_match "xdpong not attached \(XDP program id $fid is\)" "$XDPT_OUT" "status names the foreign program"
+	xdpt_assert_match "xdpong not attached \(XDP program id $fid is\)" "$XDPT_OUT" \
+		"status names the foreign program"
 	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP"
-	xdpt_assert_match "$IF_RESP: xdpong is not attached" "$XDPT_ERR" "stats over a foreign program"
+	xdpt_assert_match "$IF_RESP: xdpong is not attached" "$XDPT_ERR" \
+		"stats over a foreign program"
 
 	# The foreign program still does its job: the kernel answers.
 	xdpt_ping_all "$NS_PING" -4 "$RESP4" 2

@@ -31,9 +31,11 @@ main_help=$XDPT_OUT
 mapfile -t cmds < <(printf '%s\n' "$main_help" |
 	awk '/^Commands:$/ { inside = 1; next } inside && /^$/ { exit }
 	     inside && /^  [a-z]+( |$)/ { print $1 }' | sort -u)
-[ "${#cmds[@]}" -ge 4 ] || xdpt_fail "expected at least 4 commands in 'xdpong --help', found: ${cmds[*]}"
+[ "${#cmds[@]}" -ge 4 ] ||
+	xdpt_fail "expected at least 4 commands in 'xdpong --help', found: ${cmds[*]}"
 for want in attach detach status stats; do
-	printf '%s\n' "${cmds[@]}" | grep -qx "$want" || xdpt_fail "'$want' missing from 'xdpong --help'"
+	printf '%s\n' "${cmds[@]}" | grep -qx "$want" ||
+		xdpt_fail "'$want' missing from 'xdpong --help'"
 done
 
 for cmd in "${cmds[@]}"; do
@@ -42,7 +44,8 @@ for cmd in "${cmds[@]}"; do
 		xdpt_assert_match "^Usage: xdpong $cmd( |$)" "$XDPT_OUT" "xdpong $cmd $opt"
 		xdpt_assert_eq '' "$XDPT_ERR" "xdpong $cmd $opt stderr"
 		has_examples "$XDPT_OUT" "$cmd" ||
-			xdpt_fail "xdpong $cmd $opt: no Examples section with an 'xdpong $cmd' line: $XDPT_OUT"
+			xdpt_fail "xdpong $cmd $opt: no Examples section with an" \
+				"'xdpong $cmd' line: $XDPT_OUT"
 	done
 	xdpt_log "xdpong $cmd --help: ok"
 done

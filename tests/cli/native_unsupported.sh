@@ -28,13 +28,17 @@ for dev in "${DEVS[@]}"; do
 	ip -n "$NS" link set "$dev" up
 	xdpt_track_pins "$dev"
 	xdpt_rc 1 "${NSENTER[@]}" "$XDPONG" attach "$dev" --mode native
-	xdpt_assert_match "failed to attach to $dev in native mode: .*try --mode skb" "$XDPT_ERR" "native attach on $dev"
+	xdpt_assert_match "failed to attach to $dev in native mode: .*try --mode skb" "$XDPT_ERR" \
+		"native attach on $dev"
 	xdpt_log "$XDPT_ERR"
-	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS" "$dev")" "XDP program on $dev after the failed attach"
-	[ -e "$XDPT_PIN_ROOT/$dev" ] && xdpt_fail "pins left by the failed attach: $XDPT_PIN_ROOT/$dev"
+	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS" "$dev")" \
+		"XDP program on $dev after the failed attach"
+	[ -e "$XDPT_PIN_ROOT/$dev" ] &&
+		xdpt_fail "pins left by the failed attach: $XDPT_PIN_ROOT/$dev"
 
 	xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$dev"
-	xdpt_assert_match "$dev: native XDP not available .*using skb mode" "$XDPT_ERR" "auto mode says it fell back"
+	xdpt_assert_match "$dev: native XDP not available .*using skb mode" "$XDPT_ERR" \
+		"auto mode says it fell back"
 	xdpt_assert_match "attached to $dev in skb mode" "$XDPT_OUT" "auto mode on $dev"
 	xdpt_log "$XDPT_ERR"
 	xdpt_assert_match "^$dev: xdpong program id [0-9]+, skb mode" \

@@ -18,15 +18,20 @@ if ! runuser -u nobody -- test -x "$XDPONG"; then
 	XDPONG=$XDPT_TMP/xdpong
 fi
 
-for args in "attach lo" "attach lo --mode skb --force" "detach lo" "status" "status lo" "stats lo" "stats lo 1 1 --json"; do
+for args in "attach lo" "attach lo --mode skb --force" "detach lo" "status" "status lo" \
+		"stats lo" "stats lo 1 1 --json"; do
 	# shellcheck disable=SC2086 # split on purpose
 	xdpt_rc 1 --ns "$NS" runuser -u nobody -- "$XDPONG" $args
 	case $args in
-	attach*) want='CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN \(loading and attaching need CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN' ;;
+	attach*)
+		want='CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN \(loading and attaching need CAP_BPF,'
+		want+=' CAP_PERFMON and CAP_NET_ADMIN'
+		;;
 	detach*) want='CAP_BPF and CAP_NET_ADMIN \(detaching needs CAP_BPF and CAP_NET_ADMIN' ;;
 	*) want="CAP_BPF \\(reading xdpong's maps needs CAP_BPF" ;;
 	esac
-	xdpt_assert_match "^xdpong: must run as root: missing $want; see xdpong\\(8\\), SECURITY\\)\$" \
+	xdpt_assert_match \
+		"^xdpong: must run as root: missing $want; see xdpong\\(8\\), SECURITY\\)\$" \
 		"$XDPT_ERR" "xdpong $args as nobody"
 	xdpt_assert_eq '' "$XDPT_OUT" "stdout of xdpong $args as nobody"
 done

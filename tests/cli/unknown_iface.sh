@@ -20,7 +20,8 @@ xdpt_log "$XDPT_ERR"
 
 LONG=abcdefghijklmnop # 16 characters, IFNAMSIZ allows 15
 xdpt_rc 2 --ns "$NS" "$XDPONG" attach "$LONG"
-xdpt_assert_match "invalid interface name '$LONG': expected 1 to 15 characters" "$XDPT_ERR" "attach $LONG"
+xdpt_assert_match "invalid interface name '$LONG': expected 1 to 15 characters" "$XDPT_ERR" \
+	"attach $LONG"
 xdpt_log "$XDPT_ERR"
 
 # Through nsenter (this host's bpffs): no pins appear for the name.

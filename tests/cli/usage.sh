@@ -53,13 +53,15 @@ for c in "${CASES[@]}"; do
 	# shellcheck disable=SC2086 # split on purpose
 	xdpt_rc "$want" --ns "$NS" "$XDPONG" $args
 	xdpt_assert_match "$re" "$XDPT_ERR$XDPT_OUT" "message of 'xdpong $args'"
-	xdpt_assert_no_match '(Segmentation|core dumped|libbpf:|libxdp:)' "$XDPT_ERR" "'xdpong $args'"
+	xdpt_assert_no_match '(Segmentation|core dumped|libbpf:|libxdp:)' "$XDPT_ERR" \
+		"'xdpong $args'"
 	xdpt_log "xdpong $args -> $want: $(printf '%s\n' "$XDPT_ERR" | head -n 1)"
 done
 
 # -v is taken anywhere by every command, as xdpong(8) says: these get past
 # the parser (exit 1: nothing is attached in this namespace, not 2).
-for args in "addr -v lo list" "addr lo list -v" "detach -v lo" "stats lo -v" "trace -v lo --count 1"; do
+for args in "addr -v lo list" "addr lo list -v" "detach -v lo" "stats lo -v" \
+		"trace -v lo --count 1"; do
 	# shellcheck disable=SC2086 # split on purpose
 	xdpt_rc 1 --ns "$NS" "$XDPONG" $args
 	xdpt_assert_match 'not attached' "$XDPT_ERR" "'xdpong $args'"

@@ -23,7 +23,8 @@ for args in "" "--mode auto"; do
 		"$XDPT_ERR" "attach $args says it falls back"
 	xdpt_assert_match "attached to $IF_RESP in skb mode" "$XDPT_OUT" "attach $args"
 	xdpt_log "$XDPT_ERR"
-	xdpt_assert_match 'xdpgeneric' "$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")" "generic XDP on $IF_RESP"
+	xdpt_assert_match 'xdpgeneric' "$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")" \
+		"generic XDP on $IF_RESP"
 	xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 	xdpt_ping_all "$NS_PING" -6 "$RESP6" 2
 	xdpt_counter rep "$NS_RESP" "$IF_RESP" replied

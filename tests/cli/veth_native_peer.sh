@@ -23,7 +23,8 @@ xdpt_track_pins "$IF_RESP"
 refused()
 {
 	xdpt_rc 1 "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" --mode native
-	xdpt_assert_match "$IF_RESP is a veth whose peer $IF_PING .*has no native XDP program" "$XDPT_ERR" "$1: names the peer"
+	xdpt_assert_match "$IF_RESP is a veth whose peer $IF_PING .*has no native XDP program" \
+		"$XDPT_ERR" "$1: names the peer"
 	xdpt_assert_match 'dropped silently' "$XDPT_ERR" "$1: explains why"
 	xdpt_assert_match "--mode skb" "$XDPT_ERR" "$1: offers skb mode"
 	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "$1: XDP program on $IF_RESP"
@@ -49,7 +50,8 @@ else
 	xdpt_peer_xdp_pass
 fi
 xdpt_ok "${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" --mode native
-xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" "native attach once the peer runs XDP"
+xdpt_assert_match "attached to $IF_RESP in native mode" "$XDPT_OUT" \
+	"native attach once the peer runs XDP"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 3
 xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 xdpt_counter rep "$NS_RESP" "$IF_RESP" replied

@@ -59,11 +59,14 @@ for f in usr/sbin/xdpong etc/xdpong/xdpong.conf usr/share/man/man8/xdpong.8 \
 	usr/share/doc/xdpong/examples/xdpong.conf etc/os-release; do
 	[ -f "$MNT/$f" ] || xdpt_fail "not in the image: /$f"
 done
-[ -d "$MNT/run/xdpong" ] || xdpt_fail "not in the image: /run/xdpong (the DaemonSet's include directory)"
-cmp -s "$MNT/usr/sbin/xdpong" "$XDPONG" || xdpt_fail "the image's /usr/sbin/xdpong is not build/xdpong"
+[ -d "$MNT/run/xdpong" ] ||
+	xdpt_fail "not in the image: /run/xdpong (the DaemonSet's include directory)"
+cmp -s "$MNT/usr/sbin/xdpong" "$XDPONG" ||
+	xdpt_fail "the image's /usr/sbin/xdpong is not build/xdpong"
 cmp -s "$MNT/etc/xdpong/xdpong.conf" "$XDPT_REPO/deploy/xdpong.conf" ||
 	xdpt_fail "the image's /etc/xdpong/xdpong.conf is not deploy/xdpong.conf"
-xdpt_assert_match '^VERSION_CODENAME=bookworm$' "$(cat "$MNT/etc/os-release")" "the image's Debian release"
+xdpt_assert_match '^VERSION_CODENAME=bookworm$' "$(cat "$MNT/etc/os-release")" \
+	"the image's Debian release"
 # Debian's packages only, each one registered with dpkg (so scanners see them).
 # shellcheck disable=SC2016 # dpkg-query's format, not the shell's
 pkgs=$(chroot "$MNT" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' 2>&1) ||
@@ -76,7 +79,8 @@ xdpt_assert_no_match '^ii +(apt|perl|usrmerge) ' "$pkgs" "packages the image sho
 xdpt_log "4. the image's binary, chrooted into the image"
 xdpt_ok chroot "$MNT" /usr/bin/ldd /usr/sbin/xdpong
 xdpt_assert_no_match 'not found' "$XDPT_OUT" "libraries of /usr/sbin/xdpong in the image"
-for lib in libbpf.so.1 libxdp.so.1 libjson-c.so.5 libsystemd.so.0 libinih.so.1 libmicrohttpd.so.12; do
+for lib in libbpf.so.1 libxdp.so.1 libjson-c.so.5 libsystemd.so.0 libinih.so.1 \
+		libmicrohttpd.so.12; do
 	xdpt_assert_match "$lib => /(usr/)?lib/" "$XDPT_OUT" "$lib resolved inside the image"
 done
 xdpt_ok chroot "$MNT" /usr/sbin/xdpong --version
@@ -92,5 +96,6 @@ xdpt_log "$XDPT_OUT"
 # A file that is no config is refused inside the image too, naming the
 # line (the image is mounted read-only: its own /etc/os-release serves).
 xdpt_rc 1 chroot "$MNT" /usr/sbin/xdpong config check /etc/os-release
-xdpt_assert_match '^xdpong: /etc/os-release:1: ' "$XDPT_ERR" "config check error names file and line"
+xdpt_assert_match '^xdpong: /etc/os-release:1: ' "$XDPT_ERR" \
+	"config check error names file and line"
 xdpt_pass

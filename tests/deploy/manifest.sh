@@ -32,10 +32,13 @@ run_script()
 	mkdir -p "$dir/run"
 	# The pod's paths, moved into the scratch directory; and config check
 	# where the pod execs run.
-	printf '%s' "$DP_CONF" | sed "s|^include = /run/xdpong/|include = $dir/run/|" >"$dir/xdpong.conf"
+	printf '%s' "$DP_CONF" | sed "s|^include = /run/xdpong/|include = $dir/run/|" \
+		>"$dir/xdpong.conf"
 	local script=${DP_SCRIPT//\/run\/xdpong\//$dir/run/}
-	script=${script/exec \/usr\/sbin\/xdpong run --config \/etc\/xdpong\/xdpong.conf/exec "$XDPONG" config check "$dir/xdpong.conf"}
-	[ "$script" != "$DP_SCRIPT" ] || xdpt_fail "the container's script is not as expected: $DP_SCRIPT"
+	local from='exec /usr/sbin/xdpong run --config /etc/xdpong/xdpong.conf'
+	script=${script/"$from"/exec "$XDPONG" config check "$dir/xdpong.conf"}
+	[ "$script" != "$DP_SCRIPT" ] ||
+		xdpt_fail "the container's script is not as expected: $DP_SCRIPT"
 	xdpt_ok env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin POD_IP="$ip" METRICS_PORT="$DP_PORT" \
 		XDPONG="$XDPONG" /bin/sh -c "$script"
 	printf '%s\n' "$XDPT_OUT" | sed 's/^/#   /'

@@ -25,7 +25,8 @@ if ! cmp -s "$SRC/package.json" "$DIR/package.json" || [ ! -d "$DIR/node_modules
 	cp "$SRC/package.json" "$DIR/"
 	(cd "$DIR" && timeout -k 5 120 npm install --no-audit --no-fund --no-package-lock \
 		--loglevel=error) >"$XDPT_TMP/npm.log" 2>&1 ||
-		xdpt_skip "npm install of the checker's packages failed: $(tail -n 3 "$XDPT_TMP/npm.log")"
+		xdpt_skip "npm install of the checker's packages failed:" \
+			"$(tail -n 3 "$XDPT_TMP/npm.log")"
 fi
 
 xdpt_log "2. the manifests"
@@ -36,12 +37,14 @@ for f in "$XDPT_REPO"/deploy/kubernetes/*.yaml; do
 done
 
 xdpt_log "3. the checker refuses what the API server would"
-sed 's/readOnlyRootFilesystem: true/readOnlyRootFilesytem: true/' "$DP_MANIFEST" >"$XDPT_TMP/typo.yaml"
+sed 's/readOnlyRootFilesystem: true/readOnlyRootFilesytem: true/' "$DP_MANIFEST" \
+	>"$XDPT_TMP/typo.yaml"
 xdpt_rc 1 node "$DIR/validate.js" "$XDPT_TMP/typo.yaml"
-xdpt_assert_match "'\"?readOnlyRootFilesytem\"?' does not exist in type 'SecurityContext'" "$XDPT_OUT" \
-	"a misspelt field"
+xdpt_assert_match "'\"?readOnlyRootFilesytem\"?' does not exist in type 'SecurityContext'" \
+	"$XDPT_OUT" "a misspelt field"
 sed 's/periodSeconds: 10$/periodSeconds: "10"/' "$DP_MANIFEST" >"$XDPT_TMP/type.yaml"
-cmp -s "$DP_MANIFEST" "$XDPT_TMP/type.yaml" && xdpt_fail "no 'periodSeconds: 10' to break in the manifest"
+cmp -s "$DP_MANIFEST" "$XDPT_TMP/type.yaml" &&
+	xdpt_fail "no 'periodSeconds: 10' to break in the manifest"
 xdpt_rc 1 node "$DIR/validate.js" "$XDPT_TMP/type.yaml"
 xdpt_assert_match 'periodSeconds must be integer' "$XDPT_OUT" "a string for a number"
 # The container's first key, its name, replaced by its pull policy.

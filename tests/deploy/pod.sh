@@ -57,9 +57,13 @@ CONFIG=$XDPT_TMP/configmap
 mkdir -p "$CONFIG" "$XDPT_TMP/bpffs"
 printf '%s' "$DP_CONF" >"$CONFIG/xdpong.conf"
 mount -t bpf bpf "$XDPT_TMP/bpffs" || xdpt_fail "cannot mount a bpffs"
+# shellcheck disable=SC2034 # read by the EXIT trap below
 BPFFS_MOUNTED=1
 # The test's exit code goes on to xdpt_cleanup, which exits with it.
-trap 'rc=$?; [ -n "${BPFFS_MOUNTED:-}" ] && umount -l "$XDPT_TMP/bpffs"; (exit "$rc"); xdpt_cleanup' EXIT
+on_exit='rc=$?; [ -n "${BPFFS_MOUNTED:-}" ] && umount -l "$XDPT_TMP/bpffs"; (exit "$rc");'
+on_exit+=' xdpt_cleanup'
+# shellcheck disable=SC2064 # on_exit is single-quoted: it expands when the trap runs
+trap "$on_exit" EXIT
 
 xdpt_log "2. the node: eth0 in a namespace, kernel echo off"
 xdpt_ns_new NS_PING ping
@@ -109,7 +113,8 @@ pod_start()
 	POD_PID=
 	for _ in $(seq 100); do
 		POD_PID=$(pgrep -P "$POD_UNSHARE" | head -n 1)
-		[ -n "$POD_PID" ] && [ "$(cat "/proc/$POD_PID/comm" 2>/dev/null)" = xdpong ] && break
+		[ -n "$POD_PID" ] && [ "$(cat "/proc/$POD_PID/comm" 2>/dev/null)" = xdpong ] &&
+			break
 		kill -0 "$POD_UNSHARE" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -117,7 +122,8 @@ pod_start()
 		xdpt_fail "pod $POD_N: xdpong did not start: $(cat "$POD_OUT")"
 	xdpt_wait 15 grep -q 'running (pid' "$POD_OUT" ||
 		xdpt_fail "pod $POD_N: xdpong run did not start: $(cat "$POD_OUT")"
-	xdpt_assert_match 'running \(pid 1\)' "$(cat "$POD_OUT")" "pod $POD_N: xdpong is the pod's PID 1"
+	xdpt_assert_match 'running \(pid 1\)' "$(cat "$POD_OUT")" \
+		"pod $POD_N: xdpong is the pod's PID 1"
 }
 
 # pod_exec CMD: a shell command inside the pod, as `kubectl exec` runs it.
@@ -152,7 +158,8 @@ http()
 {
 	local out
 
-	out=$(ip netns exec "${2:-$NS_PING}" /usr/bin/python3 - "${3:-$RESP4}" "$DP_PORT" "$1" <<'PY'
+	out=$(ip netns exec "${2:-$NS_PING}" /usr/bin/python3 - \
+		"${3:-$RESP4}" "$DP_PORT" "$1" <<'PY'
 import http.client, sys
 try:
     c = http.client.HTTPConnection(sys.argv[1], int(sys.argv[2]), timeout=5)
@@ -214,7 +221,8 @@ xdpt_assert_eq "$PROG" "$(xdpt_link_prog_id "$NS_RESP" eth0)" "program with no p
 [ -e "$XDPT_TMP/bpffs/xdpong/eth0/stats" ] || xdpt_fail "SIGUSR1 removed the pins"
 t0=$EPOCHREALTIME
 pod_start
-xdpt_log "the next pod running $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }') ms after the last one exited"
+xdpt_log "the next pod running $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
+	'BEGIN { printf "%d", (b - a) * 1000 }') ms after the last one exited"
 xdf_streams_check "through the pod's restart"
 xdpt_wait 10 healthy || xdpt_fail "/healthz of the new pod: $HTTP_STATUS $HTTP_BODY"
 xdpt_counter after "$NS_RESP" eth0 replied

@@ -55,7 +55,8 @@ ip -n "$NS_RESP" addr add 10.99.0.77/24 dev "$IF_RESP"
 xdf_within_1s "10.99.0.77 added, answered by XDP" xdf_answered 10.99.0.77
 ip -n "$NS_RESP" addr add fd00:99::77/64 dev "$IF_RESP" nodad
 xdf_within_1s "fd00:99::77 added, answered by XDP" xdf_answered fd00:99::77 -6
-xdf_listed 10.99.0.77/32 iface || xdpt_fail "10.99.0.77/32 not listed as an interface address: $XDPT_OUT"
+xdf_listed 10.99.0.77/32 iface ||
+	xdpt_fail "10.99.0.77/32 not listed as an interface address: $XDPT_OUT"
 own_listed 10.99.0.77 || xdpt_fail "10.99.0.77 not in the program's exact address list"
 own_listed "$RESP4" || xdpt_fail "$RESP4 not in the program's exact address list"
 
@@ -87,9 +88,12 @@ done
 ip -n "$NS_RESP" addr del 10.99.0.88/24 dev "$IF_RESP"
 xdf_within_1s "10.99.0.102 removed during churn" xdf_unanswered 10.99.0.102
 xdf_listed 192.0.2.0/24 operator || xdpt_fail "operator 192.0.2.0/24 lost: $XDPT_OUT"
-xdf_listed 10.99.0.88/32 operator || xdpt_fail "operator 10.99.0.88/32 lost after the same interface address came and went: $XDPT_OUT"
+xdf_listed 10.99.0.88/32 operator ||
+	xdpt_fail "operator 10.99.0.88/32 lost after the same interface address came and went:" \
+		"$XDPT_OUT"
 xdf_answered 192.0.2.5 || xdpt_fail "192.0.2.0/24 no longer answered after the churn"
-xdf_answered 10.99.0.88 || xdpt_fail "10.99.0.88 no longer answered after the interface address of the same value went"
+xdf_answered 10.99.0.88 ||
+	xdpt_fail "10.99.0.88 no longer answered after the interface address of the same value went"
 
 xdpt_log "A. run: SIGHUP rereads the interface's addresses"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" del "$RESP4"

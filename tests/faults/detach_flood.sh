@@ -76,12 +76,15 @@ for mode in skb native; do
 	d_loss=$((d_sent - d_rep))
 	allowed=$((c_loss + d_sent / 10000))
 	xdpt_log "  $det"
-	xdpt_log "  XDP had answered $xdp_replied before the detach (took $t_det ms); lost $d_loss, control lost $c_loss, allowed $allowed"
+	xdpt_log "  XDP had answered $xdp_replied before the detach (took $t_det ms);" \
+		"lost $d_loss, control lost $c_loss, allowed $allowed"
 	xdf_assert_state "$NS_RESP" "$IF_RESP" none "after the detach"
 	# Both answered: XDP a good share before, the kernel everything after.
 	xdpt_assert_ge 1000 "$xdp_replied" "$mode: requests XDP answered before the detach"
-	xdpt_assert_ge $((xdp_replied + 1000)) "$d_rep" "$mode: replies in all (XDP's and then the kernel's)"
+	xdpt_assert_ge $((xdp_replied + 1000)) "$d_rep" \
+		"$mode: replies in all (XDP's and then the kernel's)"
 	[ "$d_loss" -le "$allowed" ] ||
-		xdpt_fail "$mode: $d_loss of $d_sent requests unanswered across the detach; the kernel alone lost $c_loss of $c_sent (allowed $allowed)"
+		xdpt_fail "$mode: $d_loss of $d_sent requests unanswered across the detach;" \
+			"the kernel alone lost $c_loss of $c_sent (allowed $allowed)"
 done
 xdf_pass

@@ -41,7 +41,8 @@ LATE=()
 xdf_x "$NS_RESP" attach "$IF_RESP" --rate-limit 1000000:1000
 if [ "$XDPT_RC" -ne 0 ]; then
 	# Still check the counters and memory; the LRU check fails at the end.
-	LATE+=("attach --rate-limit failed ($XDPT_RC): $(printf '%s' "$XDPT_ERR" | tail -n 1); the LRU bound is unchecked")
+	late="attach --rate-limit failed ($XDPT_RC): $(printf '%s' "$XDPT_ERR" | tail -n 1)"
+	LATE+=("$late; the LRU bound is unchecked")
 	xdpt_log "attach --rate-limit failed; attaching without a limit"
 	xdf_x_ok "$NS_RESP" attach "$IF_RESP"
 	LIMITED=0
@@ -87,7 +88,8 @@ ST0=$XDPT_STATS
 RX0B=$(rx_packets)
 
 xdpt_log "flooding for $SECS s from 1 + $SOURCES sources"
-timeout -k 5 $((SECS + 60)) nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" stats "$IF_RESP" 1 $((SECS + 2)) --json \
+timeout -k 5 $((SECS + 60)) nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" \
+	stats "$IF_RESP" 1 $((SECS + 2)) --json \
 	>"$XDPT_TMP/samples" 2>"$XDPT_TMP/samples.err" &
 SAMPLER=$!
 timeout -k 5 $((SECS + 60)) ip netns exec "$NS_PING" "$FLOOD" -i "$IF_PING" -d "$RESP4" -m "$MAC" \
@@ -112,7 +114,8 @@ wait "$SAMPLER" || xdpt_fail "the stats sampler failed: $(cat "$XDPT_TMP/samples
 A=$(cat "$XDPT_TMP/flood.a")
 xdpt_log "flood A: $A"
 sed 's/^/# flood B: /' "$XDPT_TMP/flood.b"
-B_SENT=$(sed -n 's/^sent=\([0-9]*\) .*/\1/p' "$XDPT_TMP/flood.b" | awk '{ s += $1 } END { print s + 0 }')
+B_SENT=$(sed -n 's/^sent=\([0-9]*\) .*/\1/p' "$XDPT_TMP/flood.b" |
+	awk '{ s += $1 } END { print s + 0 }')
 [ -n "$(xdf_kv sent "$A")" ] && [ "$(grep -c '^sent=' "$XDPT_TMP/flood.b")" = 3 ] ||
 	xdpt_fail "a flood printed no summary: $A / $(cat "$XDPT_TMP/flood.b")"
 [ "$(xdf_kv bad_replies "$A")" = 0 ] || xdpt_fail "malformed replies: $A"
@@ -137,7 +140,8 @@ BAD=$(jq -c -s '
 	+ ([range(1; length) as $i | .[$i - 1] as $a | .[$i] as $b
 		| ($a | flat) as $fa | ($b | flat) | to_entries[]
 		| select(.value < $fa[.key]) | {time: $b.time, why: "\(.key) went down"}])
-	' "$XDPT_TMP/samples") || xdpt_fail "samples are not JSON: $(head -c 300 "$XDPT_TMP/samples")"
+	' "$XDPT_TMP/samples") ||
+	xdpt_fail "samples are not JSON: $(head -c 300 "$XDPT_TMP/samples")"
 [ "$BAD" = "[]" ] || xdpt_fail "inconsistent samples: $BAD"
 XDPT_STATS=$ST1
 xdpt_assert_consistent
@@ -149,9 +153,11 @@ xdpt_get rep1 reply_echo4 "$ST1"
 SENT=$(($(xdf_kv sent "$A") + B_SENT))
 PPS=$(awk -v s="$SENT" -v t="$SECS" 'BEGIN { printf "%d", s / t }')
 RECV=$((recv1 - recv0))
-xdpt_log "sent $SENT requests ($PPS/s); xdpong received $RECV, replied $((rep1 - rep0)); veth rx $((RX1A - RX0B))..$((RX1B - RX0A))"
+xdpt_log "sent $SENT requests ($PPS/s); xdpong received $RECV, replied $((rep1 - rep0));" \
+	"veth rx $((RX1A - RX0B))..$((RX1B - RX0A))"
 [ "$RECV" -ge $((RX1A - RX0B)) ] && [ "$RECV" -le $((RX1B - RX0A)) ] ||
-	xdpt_fail "xdpong received $RECV frames, the veth's rx_packets moved by $((RX1A - RX0B))..$((RX1B - RX0A))"
+	xdpt_fail "xdpong received $RECV frames, the veth's rx_packets moved by" \
+		"$((RX1A - RX0B))..$((RX1B - RX0A))"
 xdpt_assert_ge "$SENT" "$RECV" "xdpong received (ARP and ND add a few) vs requests sent"
 xdpt_assert_ge "$(xdf_kv replies "$A")" $((rep1 - rep0)) "reply_echo4 vs replies flood A got back"
 
@@ -163,10 +169,12 @@ xdpt_assert_eq "$MEM0" "$MEM1" "map memlock before vs after the flood"
 
 if [ "$LIMITED" = 1 ]; then
 	LRU_PHASES=$(sed -n 's/^lru=//p' "$XDPT_TMP/flood.b" | tr '\n' ' ')
-	xdpt_log "rate-limit LRU: $LRU_PHASES entries after each phase, $LRU_END at the end (max_entries $RL_MAX, 3 x $SOURCES spoofed sources)"
+	xdpt_log "rate-limit LRU: $LRU_PHASES entries after each phase, $LRU_END at the end" \
+		"(max_entries $RL_MAX, 3 x $SOURCES spoofed sources)"
 	[ "$(echo $LRU_PHASES | wc -w)" = 3 ] || xdpt_fail "LRU counts of the phases: '$LRU_PHASES'"
 	for n in $LRU_PHASES "$LRU_END"; do
-		[ -n "$n" ] && [ "$n" -le "$RL_MAX" ] || xdpt_fail "the LRU holds '$n' entries, max_entries is $RL_MAX"
+		[ -n "$n" ] && [ "$n" -le "$RL_MAX" ] ||
+			xdpt_fail "the LRU holds '$n' entries, max_entries is $RL_MAX"
 	done
 	# Three times more sources than slots: the map must have filled up.
 	xdpt_assert_ge $((RL_MAX / 2)) "$LRU_END" "LRU entries after $SOURCES sources"

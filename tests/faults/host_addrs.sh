@@ -146,7 +146,8 @@ xdf_assert_state "$NS_RESP" "$IF_RESP" none "after the refused attach"
 printf '[interface %s]\nno-iface-addrs = yes\nhost-addrs = yes\n' "$IF_RESP" \
 	>"$XDPT_TMP/both.conf"
 xdf_x_rc 1 "$NS_RESP" config check "$XDPT_TMP/both.conf"
-xdpt_assert_match "\[interface $IF_RESP\]: .*contradict" "$XDPT_ERR" "config check with both keys in a section"
+xdpt_assert_match "\[interface $IF_RESP\]: .*contradict" "$XDPT_ERR" \
+	"config check with both keys in a section"
 printf '[global]\nhost-addrs = yes\nno-iface-addrs = yes\n[interface %s]\n' "$IF_RESP" \
 	>"$XDPT_TMP/global.conf"
 xdf_x_rc 1 "$NS_RESP" config check "$XDPT_TMP/global.conf"

@@ -36,11 +36,14 @@ attach_and_delete()
 xdpt_log "1. attach, delete, status IFACE: says so, exits 1, leaves the pins"
 attach_and_delete "$IF_RESP" "$RESP4"
 xdf_x_rc 1 "$NS_RESP" status "$IF_RESP"
-xdpt_assert_match "$IF_RESP is gone \(deleted while xdpong was attached\); its pins remain in $XDPT_PIN_ROOT/$IF_RESP: 'xdpong detach $IF_RESP' removes them" \
+re="$IF_RESP is gone \(deleted while xdpong was attached\); its pins remain in"
+re+=" $XDPT_PIN_ROOT/$IF_RESP: 'xdpong detach $IF_RESP' removes them"
+xdpt_assert_match "$re" \
 	"$XDPT_ERR" "status of the deleted $IF_RESP"
 [ -e "$XDPT_PIN_ROOT/$IF_RESP/stats" ] || xdpt_fail "status removed the pins of $IF_RESP"
 xdf_x_ok "$NS_RESP" status
-xdpt_assert_match "$IF_RESP: gone .*'xdpong detach $IF_RESP' removes them" "$XDPT_OUT" "status without IFACE"
+xdpt_assert_match "$IF_RESP: gone .*'xdpong detach $IF_RESP' removes them" "$XDPT_OUT" \
+	"status without IFACE"
 xdpt_assert_match "not attached to any interface" "$XDPT_OUT" "status without IFACE"
 xdf_x_ok "$NS_RESP" status --json
 xdpt_assert_eq "true" "$(jq --arg i "$IF_RESP" '.stale_pins | index($i) != null' <<<"$XDPT_OUT")" \
@@ -56,7 +59,8 @@ IF_A="xa2$XDPT_ID" IF_B="xb2$XDPT_ID"
 xdf_veth "$NS_PING" "$IF_A" 10.98.0.1 "$NS_RESP" "$IF_B" 10.98.0.2
 attach_and_delete "$IF_B" 10.98.0.2
 xdf_x_ok "$NS_RESP" detach "$IF_B"
-xdpt_assert_match "$IF_B is gone; removed its $(wc -w <<<"$XDF_PIN_NAMES") stale pins" "$XDPT_OUT" "detach of the deleted $IF_B"
+xdpt_assert_match "$IF_B is gone; removed its $(wc -w <<<"$XDF_PIN_NAMES") stale pins" \
+	"$XDPT_OUT" "detach of the deleted $IF_B"
 xdf_assert_state "$NS_RESP" "$IF_B" none "after detach of the deleted $IF_B"
 
 xdpt_log "3. attach, delete, attach again under the same name: the stale pins are replaced"
@@ -92,7 +96,10 @@ run_and_delete()
 	xdf_wait_exit "$XDF_RUN_PID" 5 ||
 		{ cat "$out" >&2; xdpt_fail "run still running 5 s after $IF_B was deleted"; }
 	t=$(xdf_ms)
-	[ "$XDF_EXIT" = 1 ] || { cat "$out" >&2; xdpt_fail "run exited $XDF_EXIT after $IF_B was deleted, expected 1"; }
+	[ "$XDF_EXIT" = 1 ] || {
+		cat "$out" >&2
+		xdpt_fail "run exited $XDF_EXIT after $IF_B was deleted, expected 1"
+	}
 	xdpt_assert_match "$IF_B was deleted" "$(cat "$out")" "run's message"
 	xdf_assert_state "$NS_RESP" "$IF_B" none "after run saw $IF_B deleted"
 	xdf_x_rc 1 "$NS_RESP" status "$IF_B"

@@ -64,7 +64,7 @@ xdp_answers()
 # check: whole state, xdpong attached, pings answered by XDP; then detach.
 recover()
 {
-	local point=$1 how=$2
+	local point=$1 how=$2 what
 
 	xdf_state "$NS_RESP" "$IF_RESP"
 	STATES+=("$point -> $XDF_STATE")
@@ -84,7 +84,8 @@ recover()
 		xdf_x "$NS_RESP" attach --force "$IF_RESP"
 	fi
 	if [ "$XDPT_RC" -ne 0 ]; then
-		problem "$point" "$([ "$how" = force ] && echo 'attach --force' || echo 'attach after detach') exited $XDPT_RC"
+		what=$([ "$how" = force ] && echo 'attach --force' || echo 'attach after detach')
+		problem "$point" "$what exited $XDPT_RC"
 		return
 	fi
 	xdf_state "$NS_RESP" "$IF_RESP"
@@ -119,7 +120,8 @@ B_ATTACH=$(awk '/^bpf\(/ { n++ } /RTM_SETLINK/ { print n; exit }' "$TRACE")
 PIN_IDX=$(awk '/^bpf\(/ { n++; if (/BPF_OBJ_PIN/) print n }' "$TRACE")
 [ -n "$B_ATTACH" ] && [ -n "$PIN_IDX" ] ||
 	xdpt_fail "no RTM_SETLINK or BPF_OBJ_PIN in the traced attach: $(cat "$TRACE")"
-xdpt_log "an attach makes $N_BPF bpf(), $N_SEND sendto(), $N_MKDIR mkdir(); attach after bpf() $B_ATTACH, pins at bpf() $(echo $PIN_IDX)"
+xdpt_log "an attach makes $N_BPF bpf(), $N_SEND sendto(), $N_MKDIR mkdir();" \
+	"attach after bpf() $B_ATTACH, pins at bpf() $(echo $PIN_IDX)"
 S_ATTACH=$(awk '/^sendto\(/ { n++; if (/RTM_SETLINK/) { print n; exit } }' "$TRACE")
 # Before the load, just before and after the attach, around and at every
 # pin, and the two mkdir() of the pin directories.
@@ -137,7 +139,8 @@ for p in "${POINTS[@]}"; do
 	sc=${p%%:*} n=${p#*:}
 	# The braces keep bash's "Killed" notice out of the log.
 	{ timeout -k 5 60 "${NSENTER[@]}" strace -qq -o /dev/null -e trace="$sc" \
-		-e inject="$sc:signal=SIGKILL:when=$n" "$XDPONG" attach "$IF_RESP" >/dev/null 2>&1; } 2>/dev/null
+		-e inject="$sc:signal=SIGKILL:when=$n" \
+		"$XDPONG" attach "$IF_RESP" >/dev/null 2>&1; } 2>/dev/null
 	rc=$?
 	[ "$rc" -eq 137 ] || problem "$p" "attach under strace exited $rc, expected 137 (killed)"
 	k=$((k + 1))
@@ -150,7 +153,8 @@ t0=$(date +%s%N)
 xdf_x_ok "$NS_RESP" attach "$IF_RESP"
 T_ATTACH=$((($(date +%s%N) - t0) / 1000000))
 xdf_x_ok "$NS_RESP" detach "$IF_RESP"
-xdpt_log "B. random kill delays in [$((T_ATTACH / 2)), $((T_ATTACH * 11 / 10))] ms during attach (seed $SEED)"
+xdpt_log "B. random kill delays in [$((T_ATTACH / 2)), $((T_ATTACH * 11 / 10))] ms" \
+	"during attach (seed $SEED)"
 for k in 1 2 3 4; do
 	ms=$((T_ATTACH / 2 + RANDOM % (T_ATTACH * 6 / 10 + 1)))
 	"${NSENTER[@]}" "$XDPONG" attach "$IF_RESP" >/dev/null 2>&1 &
@@ -174,7 +178,8 @@ for how in detach force run; do
 	wait "$XDF_RUN_PID" 2>/dev/null
 	xdf_state "$NS_RESP" "$IF_RESP"
 	# run had attached and pinned: a SIGKILL leaves it exactly so.
-	[ "$XDF_STATE" = attached ] || problem "run($how)" "after SIGKILL of a running run: $XDF_STATE"
+	[ "$XDF_STATE" = attached ] ||
+		problem "run($how)" "after SIGKILL of a running run: $XDF_STATE"
 	if [ "$how" != run ]; then
 		recover "run-killed($how)" "$how"
 		continue
@@ -183,13 +188,16 @@ for how in detach force run; do
 	old_id=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 	xdf_run_bg "$NS_RESP" "$out.2" "$IF_RESP" --force
 	if ! xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 "$old_id"; then
-		problem "run-killed(run --force)" "the restarted run did not attach: $(cat "$out.2")"
+		problem "run-killed(run --force)" \
+			"the restarted run did not attach: $(cat "$out.2")"
 		continue
 	fi
 	xdp_answers || problem "run-killed(run --force)" "no ping answered after the restart"
 	kill -TERM "$XDF_RUN_PID"
 	xdf_wait_exit "$XDF_RUN_PID" 5
-	[ "$XDF_EXIT" = 0 ] || problem "run-killed(run --force)" "restarted run exited $XDF_EXIT on SIGTERM: $(cat "$out.2")"
+	[ "$XDF_EXIT" = 0 ] ||
+		problem "run-killed(run --force)" \
+			"restarted run exited $XDF_EXIT on SIGTERM: $(cat "$out.2")"
 	xdf_state "$NS_RESP" "$IF_RESP"
 	[ "$XDF_STATE" = none ] || problem "run-killed(run --force)" "after SIGTERM: $XDF_STATE"
 	[ "$XDF_STATE" = none ] && N_RECOVERED=$((N_RECOVERED + 1))

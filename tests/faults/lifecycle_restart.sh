@@ -67,7 +67,8 @@ xdf_streams_check "SIGUSR1 and restart"
 xdf_counter rep2 "$NS_RESP" "$IF_RESP" replied
 xdpt_assert_eq $((rep1 + XDF_STREAMS_SENT)) "$rep2" "replied after SIGUSR1 and restart"
 xdf_x_ok "$NS_RESP" addr "$IF_RESP" list --json
-xdpt_assert_eq operator "$(jq -r '.addresses[] | select(.prefix == "198.51.100.0/24") | .origin' <<<"$XDPT_OUT")" \
+origin_q='.addresses[] | select(.prefix == "198.51.100.0/24") | .origin'
+xdpt_assert_eq operator "$(jq -r "$origin_q" <<<"$XDPT_OUT")" \
 	"the runtime prefix after two restarts"
 
 xdpt_log "3. SIGTERM: stop hands pings back to the kernel"

@@ -30,8 +30,9 @@ OLD=$XDPT_TMP/old
 mkdir -p "$OLD"
 tar -C "$XDPT_REPO" --exclude=./build --exclude=./.git -cf - . | tar -C "$OLD" -xf - ||
 	xdpt_fail "cannot copy the tree"
-sed -i 's|^\(\tX(reply_echo6, REPLIED, .*\)$|\1\n\tX(reply_retired, REPLIED, "a reason only the older build has")   \\|' \
-	"$OLD/include/xdpong.h"
+retire='s|^\(\tX(reply_echo6, REPLIED, .*\)$|\1\n\tX(reply_retired, REPLIED, '
+retire+='"a reason only the older build has")   \\|'
+sed -i "$retire" "$OLD/include/xdpong.h"
 grep -q reply_retired "$OLD/include/xdpong.h" || xdpt_fail "the older build's reason was not added"
 timeout 150 make -C "$OLD" -j2 build/xdpong >"$XDPT_TMP/old-build.log" 2>&1 ||
 	xdpt_fail "building the older xdpong failed: $(tail -n 20 "$XDPT_TMP/old-build.log")"
@@ -58,7 +59,8 @@ xdf_streams_flowing "$NS_RESP" "$IF_RESP"
 # program answers for a second or so after its counters were copied, and
 # those counts must reach the carry map.
 xdpt_run nsenter "--net=/run/netns/$NS_RESP" strace -qq -f -o /dev/null -e trace=sendto \
-	-e inject=sendto:delay_enter=100000 "$XDPONG" attach "$IF_RESP" --mode skb --addr 192.0.2.0/24
+	-e inject=sendto:delay_enter=100000 \
+	"$XDPONG" attach "$IF_RESP" --mode skb --addr 192.0.2.0/24
 [ "$XDPT_RC" = 0 ] || xdpt_fail "the takeover exited $XDPT_RC: $XDPT_ERR"
 xdpt_assert_match "took over from program id $id1 without a gap" "$XDPT_ERR" "the upgrade"
 xdpt_log "  $(grep 'took over' <<<"$XDPT_ERR")"
@@ -72,16 +74,19 @@ xdpt_assert_no_match "reply_retired" "$XDPT_STATS" "this build's stats"
 xdf_x_ok "$NS_RESP" status "$IF_RESP" --json
 new_stats=$(jq '.interfaces[0].maps.stats' <<<"$XDPT_OUT")
 xdpt_assert_ne "$old_stats" "$new_stats" "the stats map (another layout: a new map)"
-xdpt_assert_eq "operator" "$(jq -r '.interfaces[0].addresses[] | select(.prefix == "198.51.100.0/24") | .origin' <<<"$XDPT_OUT")" \
+origin_q='.interfaces[0].addresses[] | select(.prefix == "198.51.100.0/24") | .origin'
+xdpt_assert_eq "operator" "$(jq -r "$origin_q" <<<"$XDPT_OUT")" \
 	"runtime prefix after the upgrade"
 carry=$(bpftool -j map lookup id "$(jq '.interfaces[0].maps.carry' <<<"$XDPT_OUT")" key 0 0 0 0 |
 	jq '.formatted.value.reply_echo4')
 xdpt_log "  carried after the copy (counted by the old program during the takeover): $carry"
-[ "$carry" -gt 0 ] 2>/dev/null || xdpt_fail "nothing in the carry map: the old program answered nothing after the copy?"
+[ "$carry" -gt 0 ] 2>/dev/null ||
+	xdpt_fail "nothing in the carry map: the old program answered nothing after the copy?"
 
 xdpt_log "the older build's stats read the newer program"
 XDPONG=$OLDX xdf_x_ok "$NS_RESP" stats "$IF_RESP" --json
-xdpt_assert_eq "$e41" "$(jq '.reasons.reply_echo4' <<<"$XDPT_OUT")" "reply_echo4 as the older build reads it"
+xdpt_assert_eq "$e41" "$(jq '.reasons.reply_echo4' <<<"$XDPT_OUT")" \
+	"reply_echo4 as the older build reads it"
 xdf_x_ok "$NS_RESP" detach "$IF_RESP"
 xdf_assert_state "$NS_RESP" "$IF_RESP" none "after detach"
 xdf_pass

@@ -70,7 +70,8 @@ bounded()
 	max=$(awk -v b="$3" -v r="$4" -v t="$5" 'BEGIN { printf "%d", b + r * t + 3 }')
 	min=$(awk -v r="$4" -v t="$6" 'BEGIN { printf "%d", 0.8 * r * t }')
 	[ "$2" -le "$max" ] && [ "$2" -ge "$min" ] ||
-		xdpt_fail "$1: $2 replies, expected between $min and $max (burst $3, $4/s, window $5 s, sent for $6 s)"
+		xdpt_fail "$1: $2 replies, expected between $min and $max" \
+			"(burst $3, $4/s, window $5 s, sent for $6 s)"
 	xdpt_log "  $1: $2 replies (bounds $min..$max, window $5 s)"
 }
 
@@ -84,7 +85,8 @@ window()
 		starts+=("$(xdf_kv start "$f")")
 		lasts+=("$(xdf_kv last_reply "$f")")
 	done
-	printf '%s\n' "${starts[*]}" "${lasts[*]}" | awk 'NR == 1 { s = $1; for (i = 2; i <= NF; i++) if ($i < s) s = $i }
+	printf '%s\n' "${starts[*]}" "${lasts[*]}" |
+		awk 'NR == 1 { s = $1; for (i = 2; i <= NF; i++) if ($i < s) s = $i }
 		NR == 2 { l = $1; for (i = 2; i <= NF; i++) if ($i > l) l = $i }
 		END { d = l - s; printf "%.3f", (d > 0 ? d : 0) }'
 }
@@ -95,7 +97,8 @@ attach_limited()
 	xdf_x "$NS_RESP" attach "$IF_RESP" "$@"
 	if [ "$XDPT_RC" -ne 0 ]; then
 		_xdpt_show_run
-		xdpt_fail "'xdpong attach $IF_RESP $*' exited $XDPT_RC (see 'xdpong -v attach' for the verifier log)"
+		xdpt_fail "'xdpong attach $IF_RESP $*' exited $XDPT_RC" \
+			"(see 'xdpong -v attach' for the verifier log)"
 	fi
 }
 

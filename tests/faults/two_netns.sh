@@ -48,11 +48,15 @@ xdpt_log "resp2: attach through nsenter attaches, and leaves resp1's pins alone"
 R1_PIN=$(bpftool -j map show pinned "$XDPT_PIN_ROOT/$IF/stats" | jq .id)
 for force in "" --force; do
 	xdf_x_ok "$NS_R2" attach "$IF" $force
-	xdpt_assert_match "another live xdpong" "$XDPT_ERR" "'attach $force' in resp2 says why it does not pin"
-	xdpt_assert_match "maps not pinned" "$XDPT_ERR" "'attach $force' in resp2 says it does not pin"
+	xdpt_assert_match "another live xdpong" "$XDPT_ERR" \
+		"'attach $force' in resp2 says why it does not pin"
+	xdpt_assert_match "maps not pinned" "$XDPT_ERR" \
+		"'attach $force' in resp2 says it does not pin"
 	xdpt_assert_ne 0 "$(xdpt_link_prog_id "$NS_R2" "$IF")" "XDP program on resp2's $IF"
-	xdpt_assert_eq "$R1_ID" "$(xdpt_link_prog_id "$NS_R1" "$IF")" "resp1's program after resp2's attach"
-	xdpt_assert_eq "$R1_PIN" "$(bpftool -j map show pinned "$XDPT_PIN_ROOT/$IF/stats" | jq .id)" \
+	xdpt_assert_eq "$R1_ID" "$(xdpt_link_prog_id "$NS_R1" "$IF")" \
+		"resp1's program after resp2's attach"
+	xdpt_assert_eq "$R1_PIN" \
+		"$(bpftool -j map show pinned "$XDPT_PIN_ROOT/$IF/stats" | jq .id)" \
 		"the pinned stats map after resp2's attach $force"
 	xdf_assert_state "$NS_R1" "$IF" attached "resp1 after resp2's attach $force"
 done
@@ -115,7 +119,8 @@ for side in 1 2; do
 	xdpt_ping_all "$NS_PING" -4 "$dst" 5
 	snap me1 "$me"
 	snap other1 "$other"
-	xdpt_assert_eq 5 "$(moved "$me0" "$me1" reply_echo4)" "resp$side reply_echo4 after 5 pings to it"
+	xdpt_assert_eq 5 "$(moved "$me0" "$me1" reply_echo4)" \
+		"resp$side reply_echo4 after 5 pings to it"
 	for c in received replied passed dropped; do
 		xdpt_assert_eq 0 "$(moved "$other0" "$other1" "$c")" \
 			"the other namespace's '$c' while pinging resp$side"

@@ -49,11 +49,16 @@ bad()
 	BAD_RES+=("$3")
 }
 BAD_NAMES=() BAD_RES=()
-bad unknown_key $'[global]\nrate-limt = 5\n' '2: unknown key .rate-limt. \(did you mean .rate-limit.\?\)'
-bad bad_value $'[interface x0]\nrate-limit = fast\n' '2: invalid value .fast. for rate-limit: expected PPS or PPS:BURST'
-bad dup_section $'[interface x0]\n\n[interface x0]\n' "3: \\[interface x0\\] again \\(first at .*:1\\): merge the two sections"
-bad no_include $'[global]\ninclude = /nonexistent/xdpong.conf\n' '2: include: /nonexistent/xdpong.conf does not exist'
-bad wrong_section $'[interface x0]\nmetrics-listen = 127.0.0.1:1\n' "2: 'metrics-listen' belongs in \\[global\\]"
+bad unknown_key $'[global]\nrate-limt = 5\n' \
+	'2: unknown key .rate-limt. \(did you mean .rate-limit.\?\)'
+bad bad_value $'[interface x0]\nrate-limit = fast\n' \
+	'2: invalid value .fast. for rate-limit: expected PPS or PPS:BURST'
+bad dup_section $'[interface x0]\n\n[interface x0]\n' \
+	"3: \\[interface x0\\] again \\(first at .*:1\\): merge the two sections"
+bad no_include $'[global]\ninclude = /nonexistent/xdpong.conf\n' \
+	'2: include: /nonexistent/xdpong.conf does not exist'
+bad wrong_section $'[interface x0]\nmetrics-listen = 127.0.0.1:1\n' \
+	"2: 'metrics-listen' belongs in \\[global\\]"
 bad cli_only $'[global]\nforce = yes\n' "2: 'force' is a command-line option only"
 bad no_equals $'[global]\njust words\n' "2: not 'key = value'"
 # A value longer than inih's line is refused, never cut to another value.
@@ -62,7 +67,8 @@ bad long_line "[interface x0]"$'\n'"metrics-file = /run/$(printf 'd%.0s' {1..200
 # 198 characters fit, and the line numbers after them stay right.
 printf '[interface x0]\n# %s\nrate-limt = 5\n' "$(printf 'c%.0s' {1..196})" >"$XDPT_TMP/fit.conf"
 xdpt_rc 1 "$XDPONG" config check "$XDPT_TMP/fit.conf"
-xdpt_assert_match "fit.conf:3: unknown key 'rate-limt'" "$XDPT_ERR" "line number after a 198-character line"
+xdpt_assert_match "fit.conf:3: unknown key 'rate-limt'" "$XDPT_ERR" \
+	"line number after a 198-character line"
 # Binary garbage, the same every run: every byte value, 8 times, scrambled
 # (167 is odd, so i * 167 + 13 mod 256 visits each byte once per 256).
 LC_ALL=C awk 'BEGIN { for (i = 0; i < 2048; i++) printf "%c", (i * 167 + 13) % 256 }' \
@@ -73,14 +79,18 @@ xdpt_log "1. config check and run --config refuse each bad file"
 for i in "${!BAD_NAMES[@]}"; do
 	f=$XDPT_TMP/${BAD_NAMES[$i]}.conf
 	xdpt_rc 1 "$XDPONG" config check "$f"
-	xdpt_assert_match "^xdpong: $f:${BAD_RES[$i]}" "$XDPT_ERR" "config check of ${BAD_NAMES[$i]}"
+	xdpt_assert_match "^xdpong: $f:${BAD_RES[$i]}" "$XDPT_ERR" \
+		"config check of ${BAD_NAMES[$i]}"
 	xdf_x_rc 1 "$NS_RESP" run --config "$f"
-	xdpt_assert_match "^xdpong: $f:${BAD_RES[$i]}" "$XDPT_ERR" "run --config of ${BAD_NAMES[$i]}"
-	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$FR")" "program on $FR after ${BAD_NAMES[$i]}"
+	xdpt_assert_match "^xdpong: $f:${BAD_RES[$i]}" "$XDPT_ERR" \
+		"run --config of ${BAD_NAMES[$i]}"
+	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$FR")" \
+		"program on $FR after ${BAD_NAMES[$i]}"
 	xdpt_log "${BAD_NAMES[$i]}: ${XDPT_ERR#xdpong: }"
 done
 xdpt_rc 1 "$XDPONG" config check "$XDPT_TMP/does-not-exist.conf"
-xdpt_assert_match "cannot read: No such file or directory" "$XDPT_ERR" "config check of a missing file"
+xdpt_assert_match "cannot read: No such file or directory" "$XDPT_ERR" \
+	"config check of a missing file"
 
 xdpt_log "3. --metrics-listen: an address not ours"
 xdf_x_rc 1 "$NS_RESP" run "$FR" --metrics-listen 203.0.113.5:9435
@@ -101,9 +111,11 @@ for i in "${!BAD_NAMES[@]}"; do
 	n=$(grep -c 'nothing changed' "$XDPT_TMP/run.out")
 	kill -HUP "$XDF_RUN_PID"
 	xdpt_wait 5 sh -c "[ \$(grep -c 'nothing changed' '$XDPT_TMP/run.out') -gt $n ]" ||
-		xdpt_fail "no refusal of ${BAD_NAMES[$i]} on SIGHUP: $(tail -n 3 "$XDPT_TMP/run.out")"
+		xdpt_fail "no refusal of ${BAD_NAMES[$i]} on SIGHUP:" \
+			"$(tail -n 3 "$XDPT_TMP/run.out")"
 	kill -0 "$XDF_RUN_PID" || xdpt_fail "run died on the bad reload ${BAD_NAMES[$i]}"
-	xdpt_assert_eq "$id" "$(xdpt_link_prog_id "$NS_RESP" "$FR")" "program after reload of ${BAD_NAMES[$i]}"
+	xdpt_assert_eq "$id" "$(xdpt_link_prog_id "$NS_RESP" "$FR")" \
+		"program after reload of ${BAD_NAMES[$i]}"
 	xdf_x_ok "$NS_RESP" addr "$FR" list --json
 	xdpt_assert_eq "$before" "$XDPT_OUT" "prefixes after reload of ${BAD_NAMES[$i]}"
 done
@@ -120,7 +132,8 @@ for m in POST PUT DELETE PATCH; do
 	fl_http /metrics "$m"
 	xdpt_assert_eq 405 "$HTTP_STATUS" "$m /metrics"
 done
-ip netns exec "$NS_RESP" /usr/bin/python3 - "$FL_LISTEN" <<'PY' >"$XDPT_TMP/abuse" 2>&1 || xdpt_fail "HTTP abuse: $(cat "$XDPT_TMP/abuse")"
+ip netns exec "$NS_RESP" /usr/bin/python3 - "$FL_LISTEN" \
+	<<'PY' >"$XDPT_TMP/abuse" 2>&1 || xdpt_fail "HTTP abuse: $(cat "$XDPT_TMP/abuse")"
 import http.client, socket, sys, time
 host, port = sys.argv[1].rsplit(":", 1)
 port = int(port)

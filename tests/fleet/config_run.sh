@@ -55,11 +55,13 @@ xdpt_ping_all "$NS_PING" -4 10.82.0.2 2
 xdpt_ping_all "$NS_PING" -4 192.0.2.9 2
 fl_http /healthz
 xdpt_assert_eq 503 "$HTTP_STATUS" "/healthz with $FR3 missing"
-xdpt_assert_match "$FR3: not attached: no such interface" "$HTTP_BODY" "/healthz names the missing one"
+xdpt_assert_match "$FR3: not attached: no such interface" "$HTTP_BODY" \
+	"/healthz names the missing one"
 fl_http /metrics
 xdpt_assert_eq 200 "$HTTP_STATUS" "/metrics"
 printf '%s' "$HTTP_BODY" >"$XDPT_TMP/metrics"
-/usr/bin/python3 - "$XDPT_TMP/metrics" "$FR1" "$FR2" "$FR3" <<'PY' || xdpt_fail "/metrics: $(head -c 2000 "$XDPT_TMP/metrics")"
+/usr/bin/python3 - "$XDPT_TMP/metrics" "$FR1" "$FR2" "$FR3" \
+	<<'PY' || xdpt_fail "/metrics: $(head -c 2000 "$XDPT_TMP/metrics")"
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 path, fr1, fr2, fr3 = sys.argv[1:5]
@@ -84,7 +86,8 @@ xdpt_assert_eq 200 "$HTTP_STATUS" "/healthz with all three: $HTTP_BODY"
 
 xdpt_log "3. an interface deleted and back: 503, then 200"
 ip -n "$NS_RESP" link del "$FR3"
-xdpt_wait 5 sh -c "grep -q '$FR3 was deleted' '$XDPT_TMP/run.out'" || xdpt_fail "run did not see $FR3 go"
+xdpt_wait 5 sh -c "grep -q '$FR3 was deleted' '$XDPT_TMP/run.out'" ||
+	xdpt_fail "run did not see $FR3 go"
 fl_http /healthz
 xdpt_assert_eq 503 "$HTTP_STATUS" "/healthz with $FR3 deleted"
 xdpt_assert_match "$FR3: not attached: interface deleted" "$HTTP_BODY" "/healthz says why"
@@ -110,12 +113,14 @@ addr = 198.51.100.0/24
 [interface $FR3]
 CONF
 kill -HUP "$XDF_RUN_PID"
-xdpt_wait 5 sh -c "grep -q 'config applied' '$XDPT_TMP/run.out'" || xdpt_fail "no reload: $(cat "$XDPT_TMP/run.out")"
+xdpt_wait 5 sh -c "grep -q 'config applied' '$XDPT_TMP/run.out'" ||
+	xdpt_fail "no reload: $(cat "$XDPT_TMP/run.out")"
 xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$FR1")" "program on the removed $FR1"
 xdpt_ping_none "$NS_PING" -4 10.81.0.2 2
 xdpt_ping_all "$NS_PING" -4 198.51.100.7 2
 xdpt_ping_all "$NS_PING" -4 192.0.2.9 2
-xdpt_assert_eq "$id2" "$(xdpt_link_prog_id "$NS_RESP" "$FR2")" "$FR2's program (prefixes changed in place)"
+xdpt_assert_eq "$id2" "$(xdpt_link_prog_id "$NS_RESP" "$FR2")" \
+	"$FR2's program (prefixes changed in place)"
 xdpt_assert_eq "$id3" "$(xdpt_link_prog_id "$NS_RESP" "$FR3")" "$FR3's program (unchanged)"
 fl_http /healthz
 xdpt_assert_eq 200 "$HTTP_STATUS" "/healthz after the reload"

@@ -46,7 +46,8 @@ next=$version+vmtest1
 # As an extended regular expression: the version's dots and plus, literal.
 ere() { sed 's/[][\.*^$+?(){}|/]/\\&/g' <<<"$1"; }
 UNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd)
-[ -n "$UNITDIR" ] || xdpt_skip "no systemd.pc (pkg-config systemd): the package cannot be built here"
+[ -n "$UNITDIR" ] ||
+	xdpt_skip "no systemd.pc (pkg-config systemd): the package cannot be built here"
 
 xdpt_log "1. the packages (tools/test-debs.sh)"
 debs=$(timeout 800 "$XDPT_REPO/tools/test-debs.sh" 2>"$XDPT_TMP/make-deb.log") ||
@@ -103,7 +104,8 @@ xdpt_assert_match '^ExecStart=/usr/sbin/xdpong run --config /etc/xdpong/xdpong.c
 	"$(cat "$SVC")" "ExecStart of xdpong.service"
 xdpt_assert_no_match '@[A-Z]+@' "$(cat "$UNIT" "$SVC")" "placeholders left in the units"
 xdpt_assert_match "^\.TH \"?XDPONG\"? 8 \"[^\"]*\" \"xdpong $(ere "$version")\" " \
-	"$(zcat "$ROOT/usr/share/man/man8/xdpong.8.gz" | sed -n '/^\.TH /p')" "the man page's version"
+	"$(zcat "$ROOT/usr/share/man/man8/xdpong.8.gz" | sed -n '/^\.TH /p')" \
+	"the man page's version"
 xdpt_assert_match '^#XDPONG_OPTS=' "$(cat "$ROOT/etc/default/xdpong")" \
 	"/etc/default/xdpong: XDPONG_OPTS, commented out"
 xdpt_assert_no_match '^[^#]' "$(cat "$ROOT/etc/default/xdpong")" "/etc/default/xdpong sets nothing"
@@ -111,15 +113,18 @@ xdpt_assert_no_match '^[^#]' "$(cat "$ROOT/etc/default/xdpong")" "/etc/default/x
 xdpt_ok "$ROOT/usr/sbin/xdpong" --version
 xdpt_assert_match "^xdpong $(ere "$version") " "$XDPT_OUT" "the packaged xdpong --version"
 xdpt_ok "$XDPONG" --version
-xdpt_assert_match "^xdpong $(ere "$version") " "$XDPT_OUT" "$XDPONG --version (make, then this test)"
+xdpt_assert_match "^xdpong $(ere "$version") " "$XDPT_OUT" \
+	"$XDPONG --version (make, then this test)"
 # The shipped configuration names no interface, so the unit's
 # ExecStartPre refuses it: xdpong.service can do nothing until it does.
 xdpt_rc 1 "$ROOT/usr/sbin/xdpong" config check "$ROOT/etc/xdpong/xdpong.conf"
-xdpt_assert_match 'no \[interface NAME\] section' "$XDPT_ERR" "config check of the shipped xdpong.conf"
+xdpt_assert_match 'no \[interface NAME\] section' "$XDPT_ERR" \
+	"config check of the shipped xdpong.conf"
 xdpt_ok "$ROOT/usr/sbin/xdpong" config check "$ROOT/usr/share/doc/xdpong/examples/xdpong.conf"
 dpkg-deb -x "$NEXT" "$XDPT_TMP/next/root"
 xdpt_ok "$XDPT_TMP/next/root/usr/sbin/xdpong" --version
-xdpt_assert_match "^xdpong $(ere "$next") " "$XDPT_OUT" "xdpong --version of the DEB_VERSION=$next build"
+xdpt_assert_match "^xdpong $(ere "$next") " "$XDPT_OUT" \
+	"xdpong --version of the DEB_VERSION=$next build"
 [ ! -e "$XDPT_TMP/control/preinst" ] || ! grep -q deb-systemd-invoke "$XDPT_TMP/control/preinst" ||
 	xdpt_fail "preinst stops or starts a unit: $(cat "$XDPT_TMP/control/preinst")"
 
@@ -197,7 +202,8 @@ xdpt_assert_eq "$(printf '%s\n' "deb-systemd-invoke stop xdpong.service xdpong@*
 	"xdpong status --json" "xdpong detach eth9" "xdpong detach gone1")" "$STUB_OUT" \
 	"prerm remove: stop both units, then detach what xdpong left"
 script 0 0 prerm remove
-xdpt_assert_eq "$(printf '%s\n' "xdpong status --json" "xdpong detach eth9" "xdpong detach gone1")" \
+xdpt_assert_eq \
+	"$(printf '%s\n' "xdpong status --json" "xdpong detach eth9" "xdpong detach gone1")" \
 	"$STUB_OUT" "prerm remove without systemd: the detach only"
 script 1 1 prerm remove
 xdpt_assert_eq "deb-systemd-invoke stop xdpong.service xdpong@*.service" "$STUB_OUT" \
@@ -228,8 +234,9 @@ xdpt_run ip netns exec "$NS_RESP" env PATH="$STUBS:$ROOT/usr/sbin:$PATH" \
 		ls -A /sys/fs/bpf >"$1/bpffs.after"
 		ip -d link show "$2" >"$1/link.after"' _ "$XDPT_TMP" "$IF_RESP" "$GONE" "xe$XDPT_ID"
 [ "$XDPT_RC" -eq 0 ] || xdpt_fail "the remove scenario exited $XDPT_RC: $(cat "$XDPT_TMP/real.log")"
+ifaces=$(jq -c '[.interfaces[].iface]' "$XDPT_TMP/before.json")
 xdpt_assert_eq "[\"$IF_RESP\"] [\"$GONE\"]" \
-	"$(jq -c '[.interfaces[].iface]' "$XDPT_TMP/before.json") $(jq -c .stale_pins "$XDPT_TMP/before.json")" \
+	"$ifaces $(jq -c .stale_pins "$XDPT_TMP/before.json")" \
 	"before prerm: attached by hand, and the pins of a deleted interface"
 xdpt_assert_eq 0 "$(cat "$XDPT_TMP/prerm.rc")" "prerm remove's exit status"
 xdpt_assert_match "deb-systemd-invoke stop xdpong.service xdpong@\*.service" "$(cat "$STUB_LOG")" \
@@ -237,12 +244,15 @@ xdpt_assert_match "deb-systemd-invoke stop xdpong.service xdpong@\*.service" "$(
 xdpt_assert_match "detached from $IF_RESP " "$(cat "$XDPT_TMP/prerm.out")" "prerm remove's detach"
 xdpt_assert_match "$GONE is gone; removed its [0-9]+ stale pins" "$(cat "$XDPT_TMP/prerm.out")" \
 	"prerm remove's removal of stale pins"
+ifaces=$(jq -c '.interfaces' "$XDPT_TMP/after.json")
 xdpt_assert_eq "[] []" \
-	"$(jq -c '.interfaces' "$XDPT_TMP/after.json") $(jq -c .stale_pins "$XDPT_TMP/after.json")" \
+	"$ifaces $(jq -c .stale_pins "$XDPT_TMP/after.json")" \
 	"after prerm remove: xdpong attached nowhere, no stale pins"
 # (A new bpffs holds the kernel's maps.debug and progs.debug.)
-xdpt_assert_no_match '^xdpong$' "$(cat "$XDPT_TMP/bpffs.after")" "/sys/fs/bpf/xdpong after prerm remove"
-xdpt_assert_no_match 'prog/xdp|xdpgeneric' "$(cat "$XDPT_TMP/link.after")" "XDP on $IF_RESP after prerm remove"
+xdpt_assert_no_match '^xdpong$' "$(cat "$XDPT_TMP/bpffs.after")" \
+	"/sys/fs/bpf/xdpong after prerm remove"
+xdpt_assert_no_match 'prog/xdp|xdpgeneric' "$(cat "$XDPT_TMP/link.after")" \
+	"XDP on $IF_RESP after prerm remove"
 
 xdpt_log "5. dpkg --root: install, upgrade, remove, purge"
 # The real deb-systemd-helper (it follows DPKG_ROOT); systemctl and
@@ -256,8 +266,8 @@ mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/trigg
 : >"$R/var/lib/dpkg/available"
 dpkg_root()
 {
-	xdpt_run env PATH="$STUBS_ROOT:$PATH" dpkg --root="$R" --force-depends --force-script-chrootless \
-		--force-confold "$@"
+	xdpt_run env PATH="$STUBS_ROOT:$PATH" dpkg --root="$R" --force-depends \
+		--force-script-chrootless --force-confold "$@"
 	[ "$XDPT_RC" -eq 0 ] || { _xdpt_show_run; xdpt_fail "dpkg $* exited $XDPT_RC"; }
 }
 dpkg_root -i "$DEB"
@@ -285,13 +295,16 @@ dpkg_root -P xdpong
 [ ! -e "$R/etc/xdpong" ] || xdpt_fail "purge left /etc/xdpong: $(find "$R/etc/xdpong")"
 [ ! -e "$R/etc/default/xdpong" ] || xdpt_fail "purge left /etc/default/xdpong"
 [ ! -L "$WANTS/xdpong@eth0.service" ] || xdpt_fail "purge left xdpong@eth0's link"
-[ -f "$R/etc/default/xdpong.eth0" ] || xdpt_fail "purge removed the operator's /etc/default/xdpong.eth0"
+[ -f "$R/etc/default/xdpong.eth0" ] ||
+	xdpt_fail "purge removed the operator's /etc/default/xdpong.eth0"
 
 xdpt_log "6. lintian $(lintian --version | awk '{ print $2 }')"
 for changes in "${DEB%.deb}.changes" "${NEXT%.deb}.changes"; do
-	timeout 300 lintian --fail-on error,warning --display-info --pedantic "$changes" >"$XDPT_TMP/lintian.out" 2>&1
+	timeout 300 lintian --fail-on error,warning --display-info --pedantic "$changes" \
+		>"$XDPT_TMP/lintian.out" 2>&1
 	rc=$?
-	xdpt_log "$(basename "$changes"): $(grep -c '^[EWIPX]:' "$XDPT_TMP/lintian.out") tags, exit $rc"
+	xdpt_log "$(basename "$changes"): $(grep -c '^[EWIPX]:' "$XDPT_TMP/lintian.out") tags," \
+		"exit $rc"
 	grep '^[EWIPXO]:' "$XDPT_TMP/lintian.out" | sed 's/^/#   /'
 	if [ "$rc" -ne 0 ] || grep -q '^[EW]:' "$XDPT_TMP/lintian.out"; then
 		xdpt_fail "lintian $changes: $(cat "$XDPT_TMP/lintian.out")"

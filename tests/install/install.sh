@@ -138,7 +138,8 @@ xdpt_assert_eq "addr attach config detach run stats status trace " "$(comp xdpon
 	"completion of the commands"
 xdpt_assert_eq "auto native skb " "$(comp xdpong attach lo --mode '')" "completion of --mode"
 xdpt_assert_eq "--prometheus " "$(comp xdpong stats lo --pr)" "completion of --pr for stats"
-xdpt_assert_eq "--metrics-file --metrics-listen " "$(comp xdpong run lo --met)" "completion of --met for run"
+xdpt_assert_eq "--metrics-file --metrics-listen " "$(comp xdpong run lo --met)" \
+	"completion of --met for run"
 xdpt_assert_eq "check " "$(comp xdpong config "")" "completion of config verbs"
 xdpt_assert_eq "add del list " "$(comp xdpong addr lo '')" "completion of addr verbs"
 xdpt_assert_match "(^| )lo " "$(comp xdpong trace '')" "interfaces completed"
@@ -151,7 +152,8 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	MANPATH=$DEST$PREFIX/share/man systemd-analyze verify \
 		"$XDPT_TMP/unit/xdpong@lo.service" >"$XDPT_TMP/verify" 2>&1 ||
 		xdpt_fail "systemd-analyze verify: $(cat "$XDPT_TMP/verify")"
-	[ -s "$XDPT_TMP/verify" ] && xdpt_fail "systemd-analyze verify warned: $(cat "$XDPT_TMP/verify")"
+	[ -s "$XDPT_TMP/verify" ] &&
+		xdpt_fail "systemd-analyze verify warned: $(cat "$XDPT_TMP/verify")"
 else
 	xdpt_log "no systemd-analyze: unit not verified"
 fi
@@ -160,7 +162,8 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	MANPATH=$DEST$PREFIX/share/man systemd-analyze verify \
 		"$XDPT_TMP/unit/xdpong.service" >"$XDPT_TMP/verify" 2>&1 ||
 		xdpt_fail "systemd-analyze verify xdpong.service: $(cat "$XDPT_TMP/verify")"
-	[ -s "$XDPT_TMP/verify" ] && xdpt_fail "systemd-analyze verify warned: $(cat "$XDPT_TMP/verify")"
+	[ -s "$XDPT_TMP/verify" ] &&
+		xdpt_fail "systemd-analyze verify warned: $(cat "$XDPT_TMP/verify")"
 fi
 # The restart semantics of RUNNING AS A SERVICE, in both units.
 for u in "$UNIT" "$SVC"; do
@@ -169,14 +172,16 @@ for u in "$UNIT" "$SVC"; do
 		grep -qxF "$key" "$u" || xdpt_fail "$key missing from $u"
 	done
 	grep -q '^WatchdogSec=[1-9]' "$u" || xdpt_fail "no WatchdogSec in $u"
-	xdpt_assert_eq "CAP_BPF CAP_PERFMON CAP_NET_ADMIN" "$(sed -n 's/^CapabilityBoundingSet=//p' "$u")" \
-		"CapabilityBoundingSet of $u"
+	xdpt_assert_eq "CAP_BPF CAP_PERFMON CAP_NET_ADMIN" \
+		"$(sed -n 's/^CapabilityBoundingSet=//p' "$u")" "CapabilityBoundingSet of $u"
 done
-grep -qxF "BindsTo=sys-subsystem-net-devices-%i.device" "$UNIT" || xdpt_fail "BindsTo missing from $UNIT"
+grep -qxF "BindsTo=sys-subsystem-net-devices-%i.device" "$UNIT" ||
+	xdpt_fail "BindsTo missing from $UNIT"
 # Global and per-interface options both reach ExecStart (neither file hides the other).
-xdpt_assert_match '^ExecStart=.* run %I \$XDPONG_OPTS \$XDPONG_IFACE_OPTS$' "$(cat "$UNIT")" "options of $UNIT"
-xdpt_assert_match "^ExecStart=$PREFIX/sbin/xdpong run --config /etc/xdpong/xdpong.conf$" "$(cat "$SVC")" \
-	"ExecStart of $SVC"
+xdpt_assert_match '^ExecStart=.* run %I \$XDPONG_OPTS \$XDPONG_IFACE_OPTS$' "$(cat "$UNIT")" \
+	"options of $UNIT"
+xdpt_assert_match "^ExecStart=$PREFIX/sbin/xdpong run --config /etc/xdpong/xdpong.conf$" \
+	"$(cat "$SVC")" "ExecStart of $SVC"
 xdpt_ok "$BIN" config check "$EXAMPLE"
 xdpt_log "the example config: $XDPT_OUT"
 # The unit's capabilities are exactly what xdpong checks for: with that
@@ -184,7 +189,13 @@ xdpt_log "the example config: $XDPT_OUT"
 # it names the one that is missing (loader/privs.c, xdpong(8) SECURITY).
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 xdpt_assert_eq "CAP_BPF CAP_PERFMON CAP_NET_ADMIN" "$caps" "CapabilityBoundingSet"
-set_of() { local c out=-all; for c in "$@"; do out+=",+$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")"; done; echo "$out"; }
+set_of()
+{
+	local c out=-all
+
+	for c in "$@"; do out+=",+$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")"; done
+	echo "$out"
+}
 # shellcheck disable=SC2086 # a list of capabilities
 xdpt_ok setpriv --bounding-set="$(set_of $caps)" "$XDPT_REPO/build/xdpong" status
 for cap in $caps; do

@@ -14,7 +14,8 @@
 MAX_EXPOSURE=2.5
 
 systemd-analyze --help 2>/dev/null | grep -q -- '--offline=' ||
-	xdpt_skip "systemd-analyze without --offline (systemd 250 or later has it): the units cannot be rated here"
+	xdpt_skip "systemd-analyze without --offline (systemd 250 or later has it):" \
+		"the units cannot be rated here"
 xdpt_require_cmd make
 xdpt_tmpdir
 DEST=$XDPT_TMP/dest

@@ -21,7 +21,8 @@ dp_require_yaml()
 	[ -x "$PY" ] || xdpt_skip "needs Debian's python3 (/usr/bin/python3)"
 	"$PY" -c 'import yaml' 2>/dev/null ||
 		timeout 120 apt-get install -y -qq python3-yaml >/dev/null 2>&1
-	"$PY" -c 'import yaml' 2>/dev/null || xdpt_skip "needs python3-yaml (apt-get install python3-yaml)"
+	"$PY" -c 'import yaml' 2>/dev/null ||
+		xdpt_skip "needs python3-yaml (apt-get install python3-yaml)"
 }
 
 #
@@ -81,14 +82,18 @@ dp_build()
 	sed 's/^/#   /' "$XDPT_TMP/build.out"
 	case $rc in
 	0) ;;
-	3) xdpt_skip "the image cannot be built here: $(grep 'build-image.sh:' "$XDPT_TMP/build.out" | tail -n 1)" ;;
+	3) xdpt_skip "the image cannot be built here:" \
+		"$(grep 'build-image.sh:' "$XDPT_TMP/build.out" | tail -n 1)" ;;
 	124 | 137)
 		# Still installing the tools or fetching the base: the network's
 		# time, not a fault. With the base cached, a time-out is one.
 		if ! grep -q 'DEBIAN *cached' "$XDPT_TMP/build.out"; then
-			xdpt_skip "installing the tools and fetching the Debian base took more than ${left}s (the first build on this machine; run deploy/build-image.sh once to cache it)"
+			xdpt_skip "installing the tools and fetching the Debian base took more" \
+				"than ${left}s (the first build on this machine;" \
+				"run deploy/build-image.sh once to cache it)"
 		fi
-		xdpt_fail "deploy/build-image.sh timed out after ${left}s with the Debian base cached"
+		xdpt_fail "deploy/build-image.sh timed out after ${left}s" \
+			"with the Debian base cached"
 		;;
 	*) xdpt_fail "deploy/build-image.sh ${args[*]} exited $rc" ;;
 	esac

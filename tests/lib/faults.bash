@@ -75,7 +75,8 @@ xdf_x_rc()
 xdf_stats()
 {
 	xdf_x "$1" stats "$2" --json
-	[ "$XDPT_RC" -eq 0 ] || { _xdpt_show_run; xdpt_fail "'xdpong stats $2 --json' in $1 exited $XDPT_RC"; }
+	[ "$XDPT_RC" -eq 0 ] ||
+		{ _xdpt_show_run; xdpt_fail "'xdpong stats $2 --json' in $1 exited $XDPT_RC"; }
 	XDPT_STATS=$XDPT_OUT
 	printf '%s\n' "$XDPT_STATS" | jq -e . >/dev/null 2>&1 ||
 		xdpt_fail "'xdpong stats $2 --json' printed no valid JSON: $XDPT_STATS"
@@ -126,7 +127,8 @@ xdf_state()
 	maps=$(bpftool -f map show -j 2>/dev/null) || maps='[]'
 	# One jq for all checks: bpftool and jq cost tens of ms per run.
 	why=$(jq -rn --argjson prog "$prog" --argjson maps "$maps" \
-		--arg dir "$XDPT_PIN_ROOT/$ifc/" --argjson pins "$pins" --argjson all "$(wc -w <<<"$XDF_PIN_NAMES")" '
+		--arg dir "$XDPT_PIN_ROOT/$ifc/" --argjson pins "$pins" \
+		--argjson all "$(wc -w <<<"$XDF_PIN_NAMES")" '
 		if $prog == null or $prog.name != "xdpong" then
 			"program \($prog.id // "?") on the interface is \($prog.name // "gone"), not xdpong"
 		elif $pins != $all then
@@ -396,7 +398,8 @@ xdf_streams_check()
 		line=$(grep 'packets transmitted' "$XDPT_TMP/stream$i")
 		tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' <<<"$line")
 		rx=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$line")
-		[ -n "$tx" ] && [ "$tx" -gt 0 ] || xdpt_fail "$1: stream to $d: no ping summary: $(cat "$XDPT_TMP/stream$i")"
+		[ -n "$tx" ] && [ "$tx" -gt 0 ] ||
+			xdpt_fail "$1: stream to $d: no ping summary: $(cat "$XDPT_TMP/stream$i")"
 		[ "$rx" = "$tx" ] || xdpt_fail "$1: stream to $d lost $((tx - rx)) of $tx replies"
 		xdpt_log "$1: stream to $d: $rx of $tx answered"
 		XDF_STREAMS_SENT=$((XDF_STREAMS_SENT + tx))

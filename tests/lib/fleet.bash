@@ -57,5 +57,7 @@ PY
 # fl_port: a free TCP port number for the listener.
 fl_port()
 {
-	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	local py='import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));'
+	py+=' print(s.getsockname()[1])'
+	/usr/bin/python3 -c "$py"
 }

@@ -57,13 +57,18 @@ SMOKE_RUNS=${FUZZ_SMOKE_RUNS:-200000}
 SMOKE_SEED=${FUZZ_SMOKE_SEED:-1}
 for v in "$SECONDS_EACH" "$SMOKE_RUNS" "$SMOKE_SEED"; do
 	case $v in
-	'' | *[!0-9]* | 0) echo "fuzz-parsers.bash: --seconds-each, FUZZ_SMOKE_RUNS and FUZZ_SMOKE_SEED want whole numbers >= 1" >&2; exit 2 ;;
+	'' | *[!0-9]* | 0)
+		echo "fuzz-parsers.bash: --seconds-each, FUZZ_SMOKE_RUNS and FUZZ_SMOKE_SEED" \
+			"want whole numbers >= 1" >&2
+		exit 2
+		;;
 	esac
 done
 
 for t in "${TARGETS[@]}"; do
 	if [ ! -x "$DIR/fuzz_$t" ]; then
-		msg="$DIR/fuzz_$t is not built (needs clang with libFuzzer: 'make fuzz-parsers-bins')"
+		msg="$DIR/fuzz_$t is not built"
+		msg+=" (needs clang with libFuzzer: 'make fuzz-parsers-bins')"
 		if [ "$SMOKE" -eq 1 ]; then
 			echo "SKIP: $msg"
 			exit 77
@@ -117,14 +122,18 @@ for t in "${TARGETS[@]}"; do
 		what="$SECONDS_EACH s"
 	fi
 	mkdir -p "$corpus"
-	seeds_write "$SRC/corpus/$t.seeds" "$seeds" || { echo "FAIL  $t: cannot write seeds"; failed=1; continue; }
+	seeds_write "$SRC/corpus/$t.seeds" "$seeds" ||
+		{ echo "FAIL  $t: cannot write seeds"; failed=1; continue; }
 	[ -f "$SRC/corpus/$t.dict" ] && opts+=(-dict="$SRC/corpus/$t.dict")
 	[ "$t" = netlink ] && opts+=(-max_len=8192)
 	t0=$SECONDS
-	timeout -k 10 $((SECONDS_EACH + 600)) "${NOASLR[@]}" "$DIR/fuzz_$t" "${opts[@]}" "$corpus" "$seeds" >"$log" 2>&1
+	timeout -k 10 $((SECONDS_EACH + 600)) "${NOASLR[@]}" "$DIR/fuzz_$t" "${opts[@]}" \
+		"$corpus" "$seeds" >"$log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/cov \1 ft \2 corpus \3/p')
+	cov_re='s/.*cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/'
+	cov_re+='cov \1 ft \2 corpus \3/p'
+	cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | sed -n "$cov_re")
 	if [ "$rc" -eq 0 ]; then
 		printf 'ok    %-8s %s  %s runs in %s s  %s\n' "$t" "$what" "${runs:-?}" \
 			$((SECONDS - t0)) "${cov:-}"
@@ -132,7 +141,8 @@ for t in "${TARGETS[@]}"; do
 	fi
 	failed=1
 	printf 'FAIL  %-8s exit %s after %s runs (%s)\n' "$t" "$rc" "${runs:-?}" "$what"
-	grep -E 'invariant broken|ERROR: |runtime error|SUMMARY|^  ' "$log" | head -n 12 | sed 's/^/      | /'
+	grep -E 'invariant broken|ERROR: |runtime error|SUMMARY|^  ' "$log" | head -n 12 |
+		sed 's/^/      | /'
 	art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
 	if [ -n "$art" ] && [ -f "$art" ]; then
 		echo "      input ($(stat -c %s "$art") bytes), as a seed line for corpus/$t.seeds:"

@@ -237,7 +237,8 @@ xdpt_topo_veth()
 		peer name "$IF_RESP" ${XDPT_MTU:+mtu "$XDPT_MTU"} netns "$NS_RESP" ||
 		xdpt_fail "cannot create the veth pair"
 	if [ -n "${XDPT_MTU:-}" ]; then
-		xdpt_assert_eq "$XDPT_MTU" "$(ip -n "$NS_RESP" -j link show dev "$IF_RESP" | jq '.[0].mtu')" \
+		xdpt_assert_eq "$XDPT_MTU" \
+			"$(ip -n "$NS_RESP" -j link show dev "$IF_RESP" | jq '.[0].mtu')" \
 			"MTU of $IF_RESP"
 	fi
 	_xdpt_topo_addrs
@@ -253,7 +254,8 @@ xdpt_topo_nics()
 
 	read -r -a nics <<<"${XDPONG_VM_NICS:-}"
 	[ "${#nics[@]}" -ge 2 ] ||
-		xdpt_skip "no cabled NIC pair here (tools/vm/run.sh --nics provides virtio-net ones)"
+		xdpt_skip "no cabled NIC pair here" \
+			"(tools/vm/run.sh --nics provides virtio-net ones)"
 	xdpt_ns_new NS_PING ping
 	xdpt_ns_new NS_RESP resp
 	IF_RESP=${nics[0]} IF_PING=${nics[1]}
@@ -309,7 +311,8 @@ xdpt_require_feature()
 	k=$("$XDPONG" status --json 2>/dev/null | jq -c ".kernel.features.$1") ||
 		xdpt_fail "'xdpong status --json' gave no kernel features"
 	[ "$(printf '%s' "$k" | jq -r .available)" = true ] ||
-		xdpt_skip "$2: Linux $(uname -r) lacks $(printf '%s' "$k" | jq -r '.what + " (" + .since + ")"')"
+		xdpt_skip "$2: Linux $(uname -r) lacks $(printf '%s' "$k" |
+			jq -r '.what + " (" + .since + ")"')"
 }
 
 # xdpt_xdp_pass NS IFACE xdpdrv|xdpgeneric: attach tools/xdp_pass.bpf.c, its
@@ -429,7 +432,8 @@ xdpt_ping_all()
 	xdpt_ping "$@"
 	if [ "$XDPT_PING_RECEIVED" != "$4" ] || [ "$XDPT_PING_SENT" != "$4" ]; then
 		printf '%s\n' "$XDPT_PING_OUT" >&2
-		xdpt_fail "ping $2 $3: expected $4 of $4 answered, found $XDPT_PING_RECEIVED of $XDPT_PING_SENT"
+		xdpt_fail "ping $2 $3: expected $4 of $4 answered," \
+			"found $XDPT_PING_RECEIVED of $XDPT_PING_SENT"
 	fi
 }
 
@@ -458,7 +462,8 @@ xdpt_ping_none()
 	xdpt_ping "$@"
 	if [ "$XDPT_PING_RECEIVED" != 0 ] || [ "$XDPT_PING_SENT" != "$4" ]; then
 		printf '%s\n' "$XDPT_PING_OUT" >&2
-		xdpt_fail "ping $2 $3: expected 0 of $4 answered, found $XDPT_PING_RECEIVED of $XDPT_PING_SENT"
+		xdpt_fail "ping $2 $3: expected 0 of $4 answered," \
+			"found $XDPT_PING_RECEIVED of $XDPT_PING_SENT"
 	fi
 }
 
@@ -525,9 +530,12 @@ xdpt_assert_consistent()
 	xdpt_get pas passed "$j"
 	xdpt_get drp dropped "$j"
 	xdpt_assert_eq "$recv" $((rep + pas + drp)) "replied + passed + dropped (received is $recv)"
-	sum_r=$(printf '%s\n' "$j" | jq '[.reasons | to_entries[] | select(.key | startswith("reply_")) | .value] | add')
-	sum_p=$(printf '%s\n' "$j" | jq '[.reasons | to_entries[] | select(.key | startswith("pass_")) | .value] | add')
-	sum_d=$(printf '%s\n' "$j" | jq '[.reasons | to_entries[] | select(.key | startswith("drop_")) | .value] | add')
+	sum_r=$(printf '%s\n' "$j" |
+		jq '[.reasons | to_entries[] | select(.key | startswith("reply_")) | .value] | add')
+	sum_p=$(printf '%s\n' "$j" |
+		jq '[.reasons | to_entries[] | select(.key | startswith("pass_")) | .value] | add')
+	sum_d=$(printf '%s\n' "$j" |
+		jq '[.reasons | to_entries[] | select(.key | startswith("drop_")) | .value] | add')
 	xdpt_assert_eq "$rep" "$sum_r" "replied vs sum of reply_* reasons"
 	xdpt_assert_eq "$pas" "$sum_p" "passed vs sum of pass_* reasons"
 	xdpt_assert_eq "$drp" "$sum_d" "dropped vs sum of drop_* reasons"

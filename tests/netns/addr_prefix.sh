@@ -24,14 +24,17 @@ ip -n "$NS_PING" route add 192.0.2.0/24 via "$RESP4" || xdpt_fail "route 192.0.2
 ip -n "$NS_PING" -6 route add 2001:db8::/32 via "$RESP6" || xdpt_fail "route 2001:db8::/32"
 
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --addr 192.0.2.64/26 --addr 2001:db8:77::/64
-xdpt_assert_match 'answering for 2 IPv4 and 3 IPv6 prefixes' "$XDPT_OUT" "attach counts the --addr prefixes"
+xdpt_assert_match 'answering for 2 IPv4 and 3 IPv6 prefixes' "$XDPT_OUT" \
+	"attach counts the --addr prefixes"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 status=$XDPT_OUT
 for p in 192.0.2.64/26 2001:db8:77::/64; do
-	o=$(printf '%s\n' "$status" | jq -r --arg p "$p" '.interfaces[0].addresses[] | select(.prefix == $p) | .origin')
+	o=$(printf '%s\n' "$status" | jq -r --arg p "$p" \
+		'.interfaces[0].addresses[] | select(.prefix == $p) | .origin')
 	xdpt_assert_eq config "$o" "status origin of $p"
 done
-o=$(printf '%s\n' "$status" | jq -r --arg p "$RESP4/32" '.interfaces[0].addresses[] | select(.prefix == $p) | .origin')
+o=$(printf '%s\n' "$status" | jq -r --arg p "$RESP4/32" \
+	'.interfaces[0].addresses[] | select(.prefix == $p) | .origin')
 xdpt_assert_eq iface "$o" "status origin of $RESP4/32"
 
 xdpt_log "inside the prefixes: answered by XDP"
@@ -63,7 +66,8 @@ xdpt_log "--no-iface-addrs: only the prefixes"
 # command line's; the counters go on.
 xdpt_get r4_0 reply_echo4
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --no-iface-addrs --addr 192.0.2.64/26
-xdpt_assert_match 'answering for 1 IPv4 and 0 IPv6 prefixes' "$XDPT_OUT" "attach with --no-iface-addrs"
+xdpt_assert_match 'answering for 1 IPv4 and 0 IPv6 prefixes' "$XDPT_OUT" \
+	"attach with --no-iface-addrs"
 xdpt_ping_all "$NS_PING" -4 192.0.2.77 2
 xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 xdpt_stats "$NS_RESP" "$IF_RESP"

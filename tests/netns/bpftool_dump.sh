@@ -61,12 +61,14 @@ xdpt_ping_all "$NS_PING" -6 "$RESP6" 2
 xdpt_ok "${NSENTER[@]}" bpftool map dump pinned "$PINS/stats"
 xdpt_assert_match '"reply_echo6": [0-9]+' "$XDPT_OUT" "named field through nsenter"
 # The dump and XDPT_STATS of one moment.
-xdpt_wait 10 xdpt_still "$NS_RESP" "$IF_RESP" xdpt_ok "${NSENTER[@]}" bpftool -j map dump pinned "$PINS/stats" ||
+xdpt_wait 10 xdpt_still "$NS_RESP" "$IF_RESP" \
+		xdpt_ok "${NSENTER[@]}" bpftool -j map dump pinned "$PINS/stats" ||
 	xdpt_fail "packets kept arriving around every dump for 10 s"
 dump=$XDPT_OUT
 for f in reply_echo4 reply_echo6 pass_l2_group; do
 	xdpt_get want "$f"
-	xdpt_assert_eq "$want" "$(sum_field "$dump" "$f")" "$f: bpftool sum over CPUs vs xdpong stats"
+	xdpt_assert_eq "$want" "$(sum_field "$dump" "$f")" \
+		"$f: bpftool sum over CPUs vs xdpong stats"
 done
 xdpt_get r4 reply_echo4
 xdpt_assert_eq 4 "$r4" "reply_echo4 after 4 pings"

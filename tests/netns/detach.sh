@@ -34,7 +34,8 @@ xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 xdpt_ok "${NSENTER[@]}" "$XDPONG" detach "$IF_RESP"
 xdpt_assert_match "detached from $IF_RESP" "$XDPT_OUT" "detach message"
 
-xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "XDP program id on $IF_RESP after detach"
+xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+	"XDP program id on $IF_RESP after detach"
 xdpt_assert_no_match "$XDP_IN_LINK" "$(ip -n "$NS_RESP" -d link show dev "$IF_RESP")" \
 	"ip -d link after detach"
 [ -e "$PINS" ] && xdpt_fail "pins remain after detach: $(ls "$PINS")"

@@ -78,19 +78,20 @@ chain_id()
 # The priority of the program NAME in the chain.
 chain_prio()
 {
-	"${NSE[@]}" xdp-loader status "$IF_RESP" | awk '$1 == "=>" && $3 == name { print $2 }' name="$1"
+	"${NSE[@]}" xdp-loader status "$IF_RESP" |
+		awk '$1 == "=>" && $3 == name { print $2 }' name="$1"
 }
 
 # chain_tail's counters (its .bss), into TAIL_ECHO and TAIL_OTHER.
 tail_counts()
 {
 	local id map bss
+	local bss_q='.[0].formatted.value[".bss"][]? | to_entries[] | "\(.key)=\(.value)"'
 
 	id=$(chain_id chain_tail)
 	[ -n "$id" ] || xdpt_fail "chain_tail is not on $IF_RESP: $(chain_names)"
 	for map in $(bpftool prog show id "$id" -j | jq -r '.map_ids[]?'); do
-		bss=$(bpftool map dump id "$map" -j 2>/dev/null |
-			jq -r '.[0].formatted.value[".bss"][]? | to_entries[] | "\(.key)=\(.value)"')
+		bss=$(bpftool map dump id "$map" -j 2>/dev/null | jq -r "$bss_q")
 		[ -n "$bss" ] && break
 	done
 	TAIL_ECHO=$(printf '%s\n' "$bss" | sed -n 's/^seen_icmp_echo=//p')
@@ -112,16 +113,23 @@ if [ "$SHARE" = 0 ]; then
 	xdpt_log "alone: a foreign program is not replaced, and the message says why"
 	tid=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
 	xdpt_rc 1 "${NSE[@]}" "$XDPONG" attach "$IF_RESP" --mode skb
-	xdpt_assert_match "$IF_RESP already has an XDP program, chain_tail \(id $tid\), and xdpong cannot share the interface with it: this kernel refuses the extension programs of libxdp's dispatcher \(loading one: [^)]*\)\. --force replaces it; a kernel that allows libxdp's dispatcher" \
+	re="$IF_RESP already has an XDP program, chain_tail \(id $tid\), and xdpong cannot share"
+	re+=" the interface with it: this kernel refuses the extension programs of libxdp's"
+	re+=" dispatcher \(loading one: [^)]*\)\. --force replaces it; a kernel that allows"
+	re+=" libxdp's dispatcher"
+	xdpt_assert_match "$re" \
 		"$XDPT_ERR" "attach over a program on a kernel without the dispatcher"
-	xdpt_assert_eq "$tid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "chain_tail after the refused attach"
+	xdpt_assert_eq "$tid" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+		"chain_tail after the refused attach"
 	xdpt_ok "${NSE[@]}" xdp-loader unload "$IF_RESP" --all
 
 	xdpt_log "alone: attached as before, said once"
 	xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP" --mode skb
-	xdpt_assert_eq 1 "$(printf '%s\n' "$XDPT_ERR" | grep -c "attaching alone, so no other XDP program can share $IF_RESP")" \
+	xdpt_assert_eq 1 "$(printf '%s\n' "$XDPT_ERR" |
+		grep -c "attaching alone, so no other XDP program can share $IF_RESP")" \
 		"notes that xdpong attaches alone"
-	xdpt_assert_match "refuses the extension programs of libxdp's dispatcher" "$XDPT_ERR" "the reason"
+	xdpt_assert_match "refuses the extension programs of libxdp's dispatcher" "$XDPT_ERR" \
+		"the reason"
 	xdpt_assert_eq xdpong "$(chain_names)" "programs on $IF_RESP"
 	xdpt_ping_all "$NS_PING" -4 "$RESP4" 3
 	xdpt_stats "$NS_RESP" "$IF_RESP"
@@ -141,7 +149,10 @@ xdpt_run "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 # xdpong must refuse to join, and say why. Debian 12's and 13's must join.
 kver=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
 if [ "$XDPT_RC" != 0 ] && [ "$kver" -lt 6001 ]; then
-	xdpt_assert_match "runs xdpfilt_alw_all \(id [0-9]+\) through libxdp's dispatcher, but xdpong cannot join it here: this kernel cannot load xdpong as the extension program libxdp's dispatcher needs \(Invalid argument;" \
+	re="runs xdpfilt_alw_all \(id [0-9]+\) through libxdp's dispatcher, but xdpong cannot join"
+	re+=" it here: this kernel cannot load xdpong as the extension program libxdp's dispatcher"
+	re+=" needs \(Invalid argument;"
+	xdpt_assert_match "$re" \
 		"$XDPT_ERR" "the refusal on $(uname -r)"
 	xdpt_assert_eq xdpfilt_alw_all "$(chain_names)" "programs after the refused attach"
 	xdpt_pass
@@ -158,20 +169,28 @@ xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "run order"
 xdpt_log "   the chain as status, its JSON and the metrics show it (from ip netns exec)"
 kid=$(chain_id xdpong)
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
-xdpt_assert_match "chain: +2 of 3 in libxdp's dispatcher \(program id [0-9]+\), at priority 50: xdpfilt_alw_all \(id [0-9]+, priority 10\), xdpong \(id $kid, priority 50, this one\), chain_tail \(id [0-9]+, priority 60\)" \
+re="chain: +2 of 3 in libxdp's dispatcher \(program id [0-9]+\), at priority 50:"
+re+=" xdpfilt_alw_all \(id [0-9]+, priority 10\), xdpong \(id $kid, priority 50, this one\),"
+re+=" chain_tail \(id [0-9]+, priority 60\)"
+xdpt_assert_match "$re" \
 	"$XDPT_OUT" "status's chain line"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+chain_q='.interfaces[0].chain | "\(.dispatcher) \(.priority) \(.position) '
+chain_q+='\([.programs[] | "\(.name):\(.priority)"] | join(","))"'
 xdpt_assert_eq "true 50 2 xdpfilt_alw_all:10,xdpong:50,chain_tail:60" \
-	"$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].chain | "\(.dispatcher) \(.priority) \(.position) \([.programs[] | "\(.name):\(.priority)"] | join(","))"')" \
+	"$(printf '%s\n' "$XDPT_OUT" | jq -r "$chain_q")" \
 	"status --json chain"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
 xdpt_assert_match "xdpong_dispatcher\{device=\"$IF_RESP\"\} 1" "$XDPT_OUT" "xdpong_dispatcher"
-xdpt_assert_match "xdpong_chain_position\{device=\"$IF_RESP\"\} 2" "$XDPT_OUT" "xdpong_chain_position"
-xdpt_assert_match "xdpong_chain_priority\{device=\"$IF_RESP\"\} 50" "$XDPT_OUT" "xdpong_chain_priority"
+xdpt_assert_match "xdpong_chain_position\{device=\"$IF_RESP\"\} 2" "$XDPT_OUT" \
+	"xdpong_chain_position"
+xdpt_assert_match "xdpong_chain_priority\{device=\"$IF_RESP\"\} 50" "$XDPT_OUT" \
+	"xdpong_chain_priority"
 xdpt_assert_eq 3 "$(printf '%s\n' "$XDPT_OUT" | grep -c '^xdpong_chain_program_info{')" \
 	"xdpong_chain_program_info series"
 
-xdpt_log "2. pings are answered by xdpong; what it passes reaches chain_tail, what it answers does not"
+xdpt_log "2. pings are answered by xdpong; what it passes reaches chain_tail," \
+	"what it answers does not"
 # Both counts at a quiet instant: chain_tail's did not move around xdpong's
 # (frames xdpong passed before chain_tail joined never reached it).
 counts_quiet()
@@ -258,7 +277,8 @@ xdpt_assert_eq "$id2" "$(chain_id xdpong)" "the killed run's program stays in th
 xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_assert_match "took over from program id $id2" "$XDPT_ERR" "attach after kill -9 took over"
 sleep 1
-kill -0 "$PING_PID" 2>/dev/null || xdpt_fail "the stream ended before the takeovers did: $(tail -3 "$PINGOUT")"
+kill -0 "$PING_PID" 2>/dev/null ||
+	xdpt_fail "the stream ended before the takeovers did: $(tail -3 "$PINGOUT")"
 kill -INT "$PING_PID"
 wait "$PING_PID"
 sent=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' "$PINGOUT")
@@ -273,11 +293,13 @@ xdpt_counter r4 "$NS_RESP" "$IF_RESP" reply_echo4
 # Each answered once: the last, if in flight at the interrupt, may be
 # counted by xdpong and not by ping.
 [ $((r4 - r4_before)) = "$got" ] || [ $((r4 - r4_before)) = "$sent" ] ||
-	xdpt_fail "reply_echo4 grew by $((r4 - r4_before)) through the takeovers, for $got replies to $sent pings"
+	xdpt_fail "reply_echo4 grew by $((r4 - r4_before)) through the takeovers," \
+		"for $got replies to $sent pings"
 xdpt_assert_consistent
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "one xdpong left in the chain"
 
-xdpt_log "5. run from a config file: its priority; SIGHUP with another moves xdpong; SIGTERM takes it out"
+xdpt_log "5. run from a config file: its priority; SIGHUP with another moves xdpong;" \
+	"SIGTERM takes it out"
 idr=$(chain_id xdpong)
 CONF=$XDPT_TMP/xdpong.conf
 printf '[interface %s]\npriority = 45\n' "$IF_RESP" >"$CONF"
@@ -289,26 +311,35 @@ run_at_priority()
 	kill -0 "$RUN_PID" 2>/dev/null && [ "$(chain_prio xdpong)" = "$1" ] &&
 		[ "$(chain_names)" = "xdpfilt_alw_all xdpong chain_tail" ]
 }
-xdpt_wait 10 run_at_priority 45 || xdpt_fail "xdpong run --config did not take over at priority 45: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
+xdpt_wait 10 run_at_priority 45 ||
+	xdpt_fail "xdpong run --config did not take over at priority 45: $(chain_prio xdpong);" \
+		"$(cat "$XDPT_TMP/run2.txt")"
 xdpt_assert_ne "$idr" "$(chain_id xdpong)" "xdpong's id after run's takeover"
 printf '[interface %s]\npriority = 55\n' "$IF_RESP" >"$CONF"
 kill -HUP "$RUN_PID"
-xdpt_wait 10 run_at_priority 55 || xdpt_fail "SIGHUP with priority 55 did not move xdpong: $(chain_prio xdpong); $(cat "$XDPT_TMP/run2.txt")"
+xdpt_wait 10 run_at_priority 55 ||
+	xdpt_fail "SIGHUP with priority 55 did not move xdpong: $(chain_prio xdpong);" \
+		"$(cat "$XDPT_TMP/run2.txt")"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 kill -TERM "$RUN_PID"
 wait "$RUN_PID"
 xdpt_assert_eq 0 "$?" "run's exit code after SIGTERM"
-xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" "programs left after run's SIGTERM"
+xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" \
+	"programs left after run's SIGTERM"
 xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "xdpong back in the chain"
 
 xdpt_log "   where it cannot share, a takeover of an xdpong in the chain changes nothing"
 idb=$(chain_id xdpong)
 xdpt_rc 1 env LIBXDP_SKIP_DISPATCHER=1 "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
-xdpt_assert_match "xdpong runs in libxdp's dispatcher with xdpfilt_alw_all \(id [0-9]+\), chain_tail \(id [0-9]+\), and cannot be taken over inside it here: LIBXDP_SKIP_DISPATCHER=1 is set. Nothing was changed" \
+re="xdpong runs in libxdp's dispatcher with xdpfilt_alw_all \(id [0-9]+\), chain_tail"
+re+=" \(id [0-9]+\), and cannot be taken over inside it here: LIBXDP_SKIP_DISPATCHER=1 is"
+re+=" set. Nothing was changed"
+xdpt_assert_match "$re" \
 	"$XDPT_ERR" "takeover refused"
 xdpt_assert_eq "$idb" "$(chain_id xdpong)" "xdpong after the refused takeover"
-xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" "chain after the refused takeover"
+xdpt_assert_eq "xdpfilt_alw_all xdpong chain_tail" "$(chain_names)" \
+	"chain after the refused takeover"
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 2
 
 xdpt_log "6. detach takes only xdpong out"
@@ -318,11 +349,15 @@ xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 
 xdpt_log "7. LIBXDP_SKIP_DISPATCHER=1: xdpong will not join, and says why"
 xdpt_rc 1 env LIBXDP_SKIP_DISPATCHER=1 "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
-xdpt_assert_match "runs xdpfilt_alw_all \(id [0-9]+\), chain_tail \(id [0-9]+\) through libxdp's dispatcher, but xdpong cannot join it here: LIBXDP_SKIP_DISPATCHER=1 is set. --force replaces them all" \
+re="runs xdpfilt_alw_all \(id [0-9]+\), chain_tail \(id [0-9]+\) through libxdp's dispatcher,"
+re+=" but xdpong cannot join it here: LIBXDP_SKIP_DISPATCHER=1 is set. --force replaces them"
+re+=" all"
+xdpt_assert_match "$re" \
 	"$XDPT_ERR" "attach with the dispatcher switched off"
 xdpt_assert_eq "xdpfilt_alw_all chain_tail" "$(chain_names)" "programs after the refused attach"
 
-xdpt_log "8. detached without libxdp (ip link set dev $IF_RESP xdp off): nothing of it outlives xdpong"
+xdpt_log "8. detached without libxdp (ip link set dev $IF_RESP xdp off):" \
+	"nothing of it outlives xdpong"
 # libxdp keeps a dispatcher's links, and through them its programs and
 # their maps, as pins in LIBXDP_DIR/dispatch-IFINDEX-ID, and removes them
 # only when it detaches the dispatcher itself. xdpong alone in the
@@ -339,7 +374,8 @@ xdp_off()
 {
 	ip -n "$1" link set dev "$IF_RESP" xdpgeneric off
 	ip -n "$1" link set dev "$IF_RESP" xdpdrv off
-	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$1" "$IF_RESP")" "XDP program on $IF_RESP in $1 after xdp off"
+	xdpt_assert_eq 0 "$(xdpt_link_prog_id "$1" "$IF_RESP")" \
+		"XDP program on $IF_RESP in $1 after xdp off"
 }
 # The id of the pinned stats map, and of the attached xdpong's (status).
 pinned_stats() { bpftool map show pinned "$PIN_DIR/stats" -j 2>/dev/null | jq -r .id; }
@@ -353,7 +389,8 @@ prog_gone() { ! bpftool prog show id "$1" >/dev/null 2>&1; }
 assert_nothing_left()
 {
 	xdpt_wait 5 nothing_left ||
-		xdpt_fail "$1: left $(ls "$PIN_DIR" 2>/dev/null | xargs) in $PIN_DIR, $(disp_dirs) in $LIBXDP_DIR"
+		xdpt_fail "$1: left $(ls "$PIN_DIR" 2>/dev/null | xargs) in $PIN_DIR," \
+			"$(disp_dirs) in $LIBXDP_DIR"
 }
 # The pins are the attached xdpong's.
 assert_pinned()
@@ -372,7 +409,8 @@ run_joined()
 		"${NSE[@]}" xdp-loader status "$IF_RESP" | grep -q xdp_dispatcher
 }
 
-xdpt_log "8a. run under a watchdog notices, and removes libxdp's directory and its pins before systemd kills it"
+xdpt_log "8a. run under a watchdog notices, and removes libxdp's directory and its pins" \
+	"before systemd kills it"
 # WATCHDOG_USEC is what run reads of systemd's watchdog (without
 # NOTIFY_SOCKET its messages go nowhere): a check every 0.2 s.
 WATCHDOG_USEC=400000 "${NSE[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run8.txt" 2>&1 &
@@ -386,7 +424,9 @@ xdpt_wait 10 grep -q "removed the pins of program id $kid" "$XDPT_TMP/run8.txt" 
 	xdpt_fail "run did not release what the detach left: $(cat "$XDPT_TMP/run8.txt")"
 xdpt_assert_match "no longer attached; not telling the watchdog" "$(cat "$XDPT_TMP/run8.txt")" \
 	"run stops petting the watchdog"
-xdpt_assert_match "removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached without libxdp, and they kept xdpong program id $kid and its maps alive" \
+re="removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached"
+re+=" without libxdp, and they kept xdpong program id $kid and its maps alive"
+xdpt_assert_match "$re" \
 	"$(cat "$XDPT_TMP/run8.txt")" "run says what of libxdp's it removed"
 assert_nothing_left "after run noticed the detach"
 # systemd's kill at the watchdog's timeout (SIGABRT: no cleanup either).
@@ -396,7 +436,8 @@ xdpt_wait 10 prog_gone "$kid" || xdpt_fail "program id $kid outlived its run"
 xdpt_log "    the restarted run pins its maps; SIGTERM leaves nothing"
 "${NSE[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run9.txt" 2>&1 &
 RUN_PID=$!
-xdpt_wait 20 run_joined || xdpt_fail "the new run did not join a dispatcher: $(cat "$XDPT_TMP/run9.txt")"
+xdpt_wait 20 run_joined ||
+	xdpt_fail "the new run did not join a dispatcher: $(cat "$XDPT_TMP/run9.txt")"
 xdpt_assert_no_match "not pinned" "$(cat "$XDPT_TMP/run9.txt")" "the new run's note on pins"
 assert_pinned "the new run"
 kid=$(chain_id xdpong)
@@ -422,7 +463,9 @@ ddir=$(disp_dirs)
 	xdpt_fail "kill -9 and the detach left '$ddir' and $(ls "$PIN_DIR" 2>/dev/null | xargs)"
 xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 xdpt_log "$XDPT_ERR"
-xdpt_assert_match "removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached without libxdp, and they kept xdpong program id $kid" \
+re="removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached"
+re+=" without libxdp, and they kept xdpong program id $kid"
+xdpt_assert_match "$re" \
 	"$XDPT_ERR" "attach says what of libxdp's it removed"
 xdpt_assert_no_match "not pinned" "$XDPT_ERR" "attach's note on pins"
 xdpt_assert_match "maps pinned in $PIN_DIR" "$XDPT_OUT" "attach pinned its maps"
@@ -435,7 +478,8 @@ xdpt_assert_eq 2 "$r4" "reply_echo4 of the new program (counters start afresh)"
 xdpt_ok "${NSE[@]}" "$XDPONG" detach "$IF_RESP"
 assert_nothing_left "after detach"
 
-xdpt_log "8c. attach, then the detach: 'xdpong detach' (the package's removal) removes the leftovers"
+xdpt_log "8c. attach, then the detach: 'xdpong detach' (the package's removal)" \
+	"removes the leftovers"
 xdpt_ok "${NSE[@]}" "$XDPONG" attach "$IF_RESP"
 kid=$(chain_id xdpong)
 xdp_off "$NS_RESP"
@@ -443,12 +487,15 @@ ddir=$(disp_dirs)
 [ -n "$ddir" ] || xdpt_fail "the detach left no libxdp directory: nothing to test"
 xdpt_rc 1 "${NSE[@]}" "$XDPONG" detach "$IF_RESP"
 xdpt_assert_match "xdpong is not attached here" "$XDPT_ERR" "detach says it is not attached"
-xdpt_assert_match "removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached without libxdp, and they kept xdpong program id $kid" \
+re="removed $LIBXDP_DIR/$ddir, libxdp's pins of dispatcher id [0-9]+: it was detached"
+re+=" without libxdp, and they kept xdpong program id $kid"
+xdpt_assert_match "$re" \
 	"$XDPT_ERR" "detach says what of libxdp's it removed"
 assert_nothing_left "after detach"
 xdpt_wait 10 prog_gone "$kid" || xdpt_fail "program id $kid outlived detach"
 
-xdpt_log "8d. another namespace's interface of the same name and ifindex (nsenter: one bpffs) is left alone"
+xdpt_log "8d. another namespace's interface of the same name and ifindex (nsenter: one bpffs)" \
+	"is left alone"
 xdpt_ns_new NS_TWIN twin
 NST=(nsenter "--net=/run/netns/$NS_TWIN")
 ip -n "$NS_TWIN" link add name "$IF_RESP" index "$IFX" type dummy ||
@@ -459,13 +506,15 @@ kid=$(chain_id xdpong)
 ddir=$(disp_dirs)
 pin=$(pinned_stats)
 xdpt_ok "${NST[@]}" "$XDPONG" attach "$IF_RESP" --mode skb
-xdpt_assert_match "another live xdpong" "$XDPT_ERR" "the twin's attach leaves resp's pins, and says so"
+xdpt_assert_match "another live xdpong" "$XDPT_ERR" \
+	"the twin's attach leaves resp's pins, and says so"
 xdpt_assert_no_match "removed" "$XDPT_ERR" "the twin's attach removes nothing"
 twin=$(disp_dirs | tr ' ' '\n' | grep -vx "$ddir")
 [ -n "$twin" ] || xdpt_fail "the twin did not join a dispatcher of its own: $(disp_dirs)"
 xdp_off "$NS_TWIN"
 xdpt_rc 1 "${NST[@]}" "$XDPONG" detach "$IF_RESP"
-xdpt_assert_match "removed $LIBXDP_DIR/$twin," "$XDPT_ERR" "the twin's detach removes its own leftovers"
+xdpt_assert_match "removed $LIBXDP_DIR/$twin," "$XDPT_ERR" \
+	"the twin's detach removes its own leftovers"
 xdpt_assert_eq "$ddir" "$(disp_dirs)" "libxdp's directories of ifindex $IFX after the twin's detach"
 xdpt_assert_eq "$pin" "$(pinned_stats)" "resp's pinned stats map after the twin's attach and detach"
 xdpt_assert_eq "$kid" "$(chain_id xdpong)" "resp's xdpong after the twin's attach and detach"

@@ -41,7 +41,8 @@ xdpt_ping_all "$NS_PING" -4 "$RESP4" 3
 json_check()
 {
 	printf '%s\n' "$XDPT_OUT" >"$XDPT_TMP/json"
-	/usr/bin/python3 - "$NAME" "$2" "$XDPT_TMP/json" <<'EOF' || xdpt_fail "$1: $(cat "$XDPT_TMP/json")"
+	/usr/bin/python3 - "$NAME" "$2" "$XDPT_TMP/json" \
+		<<'EOF' || xdpt_fail "$1: $(cat "$XDPT_TMP/json")"
 import json, sys
 name, expr, path = sys.argv[1], sys.argv[2], sys.argv[3]
 lines = [l for l in open(path, encoding="utf-8").read().splitlines() if l.strip()]
@@ -70,7 +71,9 @@ nsenter "--net=/run/netns/$NS_RESP" timeout -k 5 30 "$XDPONG" trace "$NAME" --co
 	>"$XDPT_TMP/trace.out" 2>"$XDPT_TMP/trace.err" &
 pid=$!
 xdpt_wait 10 grep -q "tracing" "$XDPT_TMP/trace.err" || xdpt_fail "trace did not start"
-xdpt_wait 10 sh -c "ip netns exec '$NS_PING' ping -c 1 -W 1 $RESP4 >/dev/null; [ -s '$XDPT_TMP/trace.out' ]" ||
+probe="ip netns exec '$NS_PING' ping -c 1 -W 1 $RESP4 >/dev/null; "
+probe+="[ -s '$XDPT_TMP/trace.out' ]"
+xdpt_wait 10 sh -c "$probe" ||
 	xdpt_fail "no trace event: $(cat "$XDPT_TMP/trace.err")"
 wait "$pid"
 XDPT_OUT=$(cat "$XDPT_TMP/trace.out")

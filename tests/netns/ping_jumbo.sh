@@ -52,7 +52,8 @@ for mode in native skb; do
 	# A program that is not frags-aware cannot attach natively at this
 	# MTU: the case this test is about. Then the same in generic mode.
 	xdpt_attach "$NS_RESP" "$IF_RESP" --mode "$mode"
-	xdpt_assert_match "attached to $IF_RESP in $mode mode" "$XDPT_OUT" "$mode attach at MTU 9000"
+	xdpt_assert_match "attached to $IF_RESP in $mode mode" "$XDPT_OUT" \
+		"$mode attach at MTU 9000"
 	for fam in 4 6; do
 		dst=$RESP4
 		[ "$fam" = 6 ] && dst=$RESP6
@@ -60,13 +61,14 @@ for mode in native skb; do
 			xdpt_counter before "$NS_RESP" "$IF_RESP" replied
 			check "$fam" "$dst" "$size" --exact
 			xdpt_counter after "$NS_RESP" "$IF_RESP" replied
-			xdpt_assert_eq "$((before + COUNT))" "$after" \
-				"$mode: replied after $COUNT IPv$fam $size-byte pings (answered by XDP)"
+			what="$mode: replied after $COUNT IPv$fam $size-byte pings"
+			xdpt_assert_eq "$((before + COUNT))" "$after" "$what (answered by XDP)"
 		done
 		xdpt_counter before "$NS_RESP" "$IF_RESP" replied
 		check "$fam" "$dst" 8000
 		xdpt_counter after "$NS_RESP" "$IF_RESP" replied
-		xdpt_log "$mode: IPv$fam 8000-byte pings: $((after - before)) of $COUNT answered by XDP, the rest by the kernel"
+		xdpt_log "$mode: IPv$fam 8000-byte pings: $((after - before)) of $COUNT" \
+			"answered by XDP, the rest by the kernel"
 		if [ "$after" = "$((before + COUNT))" ]; then
 			# XDP answered the multi-buffer frames: its own replies, exactly.
 			check "$fam" "$dst" 8000 --exact

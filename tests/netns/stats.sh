@@ -63,7 +63,11 @@ xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" 0.5 3 --json
 wait "$pinger"
 lines=$(printf '%s\n' "$XDPT_OUT" | wc -l)
 xdpt_assert_eq 3 "$lines" "JSON lines for COUNT=3"
-printf '%s\n' "$XDPT_OUT" | jq -e -s 'length == 3 and all(.[]; (.received | type) == "number" and (.replied | type) == "number" and (.passed | type) == "number" and (.dropped | type) == "number" and (.rates.received | type) == "number" and (.rates.replied | type) == "number" and .interval_s > 0)' >/dev/null ||
+shape='length == 3 and all(.[]; (.received | type) == "number" and '
+shape+='(.replied | type) == "number" and (.passed | type) == "number" and '
+shape+='(.dropped | type) == "number" and (.rates.received | type) == "number" and '
+shape+='(.rates.replied | type) == "number" and .interval_s > 0)'
+printf '%s\n' "$XDPT_OUT" | jq -e -s "$shape" >/dev/null ||
 	xdpt_fail "each sample needs received/replied/passed/dropped and rates: $XDPT_OUT"
 max_rate=$(printf '%s\n' "$XDPT_OUT" | jq -s 'map(.rates.replied) | max')
 xdpt_assert_match '^[1-9][0-9]*(\.[0-9]+)?$' "$max_rate" "highest replied rate while pinging 10/s"

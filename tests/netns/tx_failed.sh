@@ -52,8 +52,10 @@ tx_state
 xdpt_assert_eq 9 "$REPLIED" "replied counts what the program returned (XDP_TX)"
 xdpt_assert_eq 6 "$TXF" "tx_failed: the 6 replies the veth dropped"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
-xdpt_assert_match "^xdpong_tx_failed_total\{device=\"$IF_RESP\"\} 6$" "$XDPT_OUT" "Prometheus counter"
-xdpt_assert_match "^xdpong_tx_failed_counted\{device=\"$IF_RESP\"\} 1$" "$XDPT_OUT" "Prometheus gauge"
+xdpt_assert_match "^xdpong_tx_failed_total\{device=\"$IF_RESP\"\} 6$" "$XDPT_OUT" \
+	"Prometheus counter"
+xdpt_assert_match "^xdpong_tx_failed_counted\{device=\"$IF_RESP\"\} 1$" "$XDPT_OUT" \
+	"Prometheus gauge"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP"
 xdpt_assert_match 'tx_failed +6 +of the replied, not sent by the driver$' "$XDPT_OUT" "stats text"
 
@@ -83,7 +85,8 @@ tp_count()
 	[ "$(tp_progs | wc -l)" = "$1" ]
 }
 xdpt_wait 5 tp_count 2 ||
-	xdpt_assert_eq 2 "$(tp_progs | wc -l)" "tracing programs on txfail map $txmap (the old ones gone)"
+	xdpt_assert_eq 2 "$(tp_progs | wc -l)" \
+		"tracing programs on txfail map $txmap (the old ones gone)"
 ip -n "$NS_PING" link set dev "$IF_PING" xdpdrv off
 xdpt_ping_none "$NS_PING" -4 "$RESP4" 1
 tx_state
@@ -96,7 +99,8 @@ xdpt_assert_eq '{"counted":true,"links":2,"tx_failed":7}' "$st" "status --json t
 xdpt_log "5. detach: the links go with the pins"
 xdpt_ok "${NSENTER[@]}" "$XDPONG" detach "$IF_RESP"
 xdpt_wait 5 tp_count 0 ||
-	xdpt_fail "tracing programs of txfail map $txmap left after detach: $(tp_progs | tr '\n' ' ')"
+	xdpt_fail "tracing programs of txfail map $txmap left after detach:" \
+		"$(tp_progs | tr '\n' ' ')"
 
 xdpt_log "6. attached from ip netns exec: the count stops with the command, and says so"
 xdpt_peer_xdp_pass

@@ -107,9 +107,13 @@ xdpt_assert_eq "" "$left" "files left in the textfile directory"
 xdpt_log "3. a path that cannot be written: exit 1 at once, nothing attached"
 xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb \
 	--metrics-file "$XDPT_TMP/missing/xdpong.prom"
-xdpt_assert_match "^xdpong: cannot write the metrics file $XDPT_TMP/missing/xdpong.prom: No such file or directory \(create its directory first\)" \
+re="^xdpong: cannot write the metrics file $XDPT_TMP/missing/xdpong.prom: No such file or"
+re+=" directory \(create its directory first\)"
+xdpt_assert_match "$re" \
 	"$XDPT_ERR" "error message"
-xdpt_assert_no_match "attached to" "$XDPT_OUT$XDPT_ERR" "nothing attached before the metrics file was checked"
-xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "XDP program on $IF_RESP after the failed run"
+xdpt_assert_no_match "attached to" "$XDPT_OUT$XDPT_ERR" \
+	"nothing attached before the metrics file was checked"
+xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+	"XDP program on $IF_RESP after the failed run"
 xdpt_rc 2 --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" --metrics-file "$PROM"
 xdpt_pass

@@ -59,7 +59,8 @@ value()
 
 xdpt_topo_veth
 xdpt_kernel_echo_ignore "$NS_RESP" 1
-xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --rate-limit 500:10 --global-limit 1000:50 --latency-sample 1
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --rate-limit 500:10 --global-limit 1000:50 \
+	--latency-sample 1
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 5
 xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
 
@@ -102,7 +103,8 @@ xdpt_assert_eq 5 "$r4" "reply_echo4 after 5 pings"
 
 # Histogram: le ascending, counts cumulative, +Inf = _count = replies
 # (every reply is timed: --latency-sample 1 at attach).
-buckets=$(printf '%s\n' "$PARSED" | sed -n "s/^xdpong_service_time_seconds_bucket{device=$IF_RESP,le=\([^}]*\)} \(.*\)/\1 \2/p")
+buckets=$(printf '%s\n' "$PARSED" |
+	sed -n "s/^xdpong_service_time_seconds_bucket{device=$IF_RESP,le=\([^}]*\)} \(.*\)/\1 \2/p")
 xdpt_assert_ge 2 "$(printf '%s\n' "$buckets" | grep -c .)" "histogram buckets"
 printf '%s\n' "$buckets" | awk '
 	$1 == "+Inf" { inf = 1; if ($2 < prev) exit 1; next }
@@ -123,25 +125,30 @@ awk -v s="$sum" -v ns="$lat_sum" 'BEGIN { d = s * 1e9 - ns; exit !(d < 1 && d > 
 
 prog_id=$(printf '%s\n' "$XDPT_STATS" | jq -r .prog_id)
 info=$(printf '%s\n' "$PARSED" | grep '^xdpong_info{')
-xdpt_assert_match "device=$IF_RESP,framing=ethernet,mode=skb,prog_id=$prog_id,version=[0-9.]+} 1.0$" \
+xdpt_assert_match \
+	"device=$IF_RESP,framing=ethernet,mode=skb,prog_id=$prog_id,version=[0-9.]+} 1.0$" \
 	"$info" "xdpong_info labels"
-xdpt_assert_eq 1000.0 "$(value xdpong_rate_limit_replies_per_second "device=$IF_RESP,scope=global")" \
+xdpt_assert_eq 1000.0 \
+	"$(value xdpong_rate_limit_replies_per_second "device=$IF_RESP,scope=global")" \
 	"global limit gauge"
-xdpt_assert_eq 500.0 "$(value xdpong_rate_limit_replies_per_second "device=$IF_RESP,scope=source")" \
+xdpt_assert_eq 500.0 \
+	"$(value xdpong_rate_limit_replies_per_second "device=$IF_RESP,scope=source")" \
 	"per-source limit gauge"
 xdpt_assert_eq 1.0 "$(value xdpong_answered_prefixes "device=$IF_RESP,family=ipv4")" \
 	"IPv4 prefixes answered for"
 
 # The chain: under ip netns exec (no bpffs for libxdp) xdpong runs alone,
 # first of one, with no priority.
-for fam in xdpong_dispatcher xdpong_chain_priority xdpong_chain_position xdpong_chain_program_info; do
+for fam in xdpong_dispatcher xdpong_chain_priority xdpong_chain_position \
+		xdpong_chain_program_info; do
 	xdpt_assert_match "^TYPE $fam gauge\$" "$PARSED" "type of $fam"
 done
 xdpt_assert_eq 0.0 "$(value xdpong_dispatcher "device=$IF_RESP")" "xdpong_dispatcher alone"
 xdpt_assert_eq 1.0 "$(value xdpong_chain_position "device=$IF_RESP")" "xdpong_chain_position alone"
 xdpt_assert_no_match '^xdpong_chain_priority\{' "$PARSED" "xdpong_chain_priority alone"
 xdpt_assert_eq "xdpong_chain_program_info{device=$IF_RESP,id=$prog_id,name=xdpong,position=1} 1.0" \
-	"$(printf '%s\n' "$PARSED" | grep '^xdpong_chain_program_info{')" "xdpong_chain_program_info alone"
+	"$(printf '%s\n' "$PARSED" | grep '^xdpong_chain_program_info{')" \
+	"xdpong_chain_program_info alone"
 
 xdpt_log "a label value with a quote and a backslash"
 odd="xq\"\\$XDPT_ID"
@@ -150,14 +157,16 @@ ip -n "$NS_RESP" link add name "$odd" type veth peer name "xo$XDPT_ID" ||
 ip -n "$NS_RESP" link set "$odd" up
 xdpt_attach "$NS_RESP" "$odd" --mode skb
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$odd" --prometheus
-xdpt_assert_eq 0.0 "$(printf '%s\n' "$XDPT_OUT" | sed -n 's/^xdpong_rate_limit_replies_per_second{.*scope="source"} //p').0" \
+xdpt_assert_eq 0.0 "$(printf '%s\n' "$XDPT_OUT" |
+	sed -n 's/^xdpong_rate_limit_replies_per_second{.*scope="source"} //p').0" \
 	"per-source limit gauge when off"
 xdpt_track_pins "$odd"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$odd" --prometheus
 printf '%s\n' "$XDPT_OUT" >"$XDPT_TMP/odd.prom"
 xdpt_assert_match "device=\"xq\\\\\"\\\\\\\\$XDPT_ID\"" "$XDPT_OUT" "escaped label in the text"
 validate "$XDPT_TMP/odd.prom"
-xdpt_assert_match "^xdpong_info\{device=$(printf '%s' "$odd" | sed 's/[\\"]/\\&/g'),framing=ethernet,mode=skb," \
+xdpt_assert_match "^xdpong_info\{device=$(printf '%s' "$odd" |
+	sed 's/[\\"]/\\&/g'),framing=ethernet,mode=skb," \
 	"$PARSED" "interface name after parsing"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$odd"
 

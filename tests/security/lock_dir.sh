@@ -81,7 +81,8 @@ for ((i = 0; i < ${#cases[@]}; i += 2)); do
 	private "${cases[i]}" "$XDPONG" run "$IF_RESP" --mode skb
 	xdpt_assert_eq 1 "$XDPT_RC" "run after '${cases[i]}': $XDPT_ERR"
 	xdpt_assert_eq 1 "$(wc -l <<<"$XDPT_ERR")" "one line after '${cases[i]}': $XDPT_ERR"
-	xdpt_assert_match "^xdpong: (.*: cannot take ownership: )?${cases[i + 1]}" "$XDPT_ERR" "after '${cases[i]}'"
+	xdpt_assert_match "^xdpong: (.*: cannot take ownership: )?${cases[i + 1]}" "$XDPT_ERR" \
+		"after '${cases[i]}'"
 	xdf_assert_state "$NS_RESP" "$IF_RESP" none "after '${cases[i]}'"
 	xdpt_log "${cases[i]}: $XDPT_ERR"
 done

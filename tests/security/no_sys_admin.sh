@@ -46,7 +46,8 @@ pings()
 	local n=$1 out
 
 	out=$(ip netns exec "$NS_PING" ping -n -q -c "$n" -i 0.05 -W 1 "$RESP4" 2>&1)
-	grep -q " $n received" <<<"$out" || xdpt_fail "$n pings not all answered: $(grep transmitted <<<"$out")"
+	grep -q " $n received" <<<"$out" ||
+		xdpt_fail "$n pings not all answered: $(grep transmitted <<<"$out")"
 }
 
 # 1. attach, answered, and found again by stats and status.
@@ -58,17 +59,20 @@ pings 5
 xdpt_assert_eq 5 "$(replied)" "replied after 5 pings, read with CAP_BPF alone"
 xdpt_ok "${IN[@]}" "${LEAN[@]}" "$XDPONG" status "$IF_RESP" --json
 xdpt_assert_eq "$id1" "$(jq -r '.interfaces[0].prog_id' <<<"$XDPT_OUT")" "prog_id in status --json"
-xdpt_assert_eq false "$(jq -r '.interfaces[0].dispatcher' <<<"$XDPT_OUT")" "dispatcher in status --json"
+xdpt_assert_eq false "$(jq -r '.interfaces[0].dispatcher' <<<"$XDPT_OUT")" \
+	"dispatcher in status --json"
 # With CAP_SYS_ADMIN the same program is found the other way.
 xdpt_ok "${IN[@]}" "$XDPONG" status "$IF_RESP" --json
-xdpt_assert_eq "$id1" "$(jq -r '.interfaces[0].prog_id' <<<"$XDPT_OUT")" "prog_id seen with CAP_SYS_ADMIN"
+xdpt_assert_eq "$id1" "$(jq -r '.interfaces[0].prog_id' <<<"$XDPT_OUT")" \
+	"prog_id seen with CAP_SYS_ADMIN"
 ls /run/xdpong/btf/ | grep -q . || xdpt_fail "no BTF kept in /run/xdpong/btf"
 
 # 2. run takes over, is killed, and the next run takes over: no ping
 # unanswered, no count lost.
 "${IN[@]}" "${LEAN[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run1" 2>&1 &
 XDF_RUN_PID=$!
-xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 20 "$id1" || { cat "$XDPT_TMP/run1" >&2; xdpt_fail "run without CAP_SYS_ADMIN did not take over"; }
+xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 20 "$id1" ||
+	{ cat "$XDPT_TMP/run1" >&2; xdpt_fail "run without CAP_SYS_ADMIN did not take over"; }
 grep -q "took over from program id $id1 without a gap" "$XDPT_TMP/run1" ||
 	{ cat "$XDPT_TMP/run1" >&2; xdpt_fail "run did not take over without a gap"; }
 id2=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
@@ -78,7 +82,8 @@ wait "$XDF_RUN_PID" 2>/dev/null
 pings 5
 "${IN[@]}" "${LEAN[@]}" "$XDPONG" run "$IF_RESP" >"$XDPT_TMP/run2" 2>&1 &
 XDF_RUN_PID=$!
-xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 20 "$id2" || { cat "$XDPT_TMP/run2" >&2; xdpt_fail "the second run did not take over"; }
+xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 20 "$id2" ||
+	{ cat "$XDPT_TMP/run2" >&2; xdpt_fail "the second run did not take over"; }
 grep -q "took over from program id $id2 without a gap" "$XDPT_TMP/run2" ||
 	{ cat "$XDPT_TMP/run2" >&2; xdpt_fail "the second run did not take over without a gap"; }
 pings 5
@@ -87,7 +92,8 @@ kill -TERM "$XDF_RUN_PID"
 xdf_wait_exit "$XDF_RUN_PID" 10 || xdpt_fail "run did not exit on SIGTERM"
 xdpt_assert_eq 0 "$XDF_EXIT" "run's exit code on SIGTERM"
 xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "XDP program after SIGTERM"
-[ ! -e "$XDPT_PIN_ROOT/$IF_RESP" ] || xdpt_fail "pins left after SIGTERM: $(ls "$XDPT_PIN_ROOT/$IF_RESP")"
+[ ! -e "$XDPT_PIN_ROOT/$IF_RESP" ] ||
+	xdpt_fail "pins left after SIGTERM: $(ls "$XDPT_PIN_ROOT/$IF_RESP")"
 ino=$(stat -L -c %i "/run/netns/$NS_RESP")
 ifindex=$(ip -n "$NS_RESP" -j link show dev "$IF_RESP" | jq -r '.[0].ifindex')
 ! ls /run/xdpong/btf/ 2>/dev/null | grep -q "^$ino-$ifindex-" ||
@@ -103,7 +109,8 @@ xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "XDP program after
 # 4. Where CAP_SYS_ADMIN is needed, said by name. Under ip netns exec
 # (no bpffs: no pins to go by) attach refuses, and changes nothing.
 xdpt_rc 1 --ns "$NS_RESP" "${LEAN[@]}" "$XDPONG" attach "$IF_RESP" --mode skb
-xdpt_assert_match "no bpffs at /sys/fs/bpf .*without CAP_SYS_ADMIN" "$XDPT_ERR" "attach under ip netns exec"
+xdpt_assert_match "no bpffs at /sys/fs/bpf .*without CAP_SYS_ADMIN" "$XDPT_ERR" \
+	"attach under ip netns exec"
 xdpt_assert_eq 0 "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "XDP program after the refusal"
 # A program without xdpong's pins: it cannot be told from a stranger.
 xdpt_xdp_pass "$NS_RESP" "$IF_RESP" xdpgeneric
@@ -113,7 +120,8 @@ xdpt_assert_match "program id $other is attached, and there are no xdpong pins .
 	"$XDPT_ERR" "status of a program without pins"
 xdpt_rc 1 "${IN[@]}" "${LEAN[@]}" "$XDPONG" attach "$IF_RESP" --mode skb
 xdpt_assert_match "needs CAP_SYS_ADMIN" "$XDPT_ERR" "attach next to a program it cannot identify"
-xdpt_assert_eq "$other" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "the other program after the refusal"
+xdpt_assert_eq "$other" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" \
+	"the other program after the refusal"
 ip -n "$NS_RESP" link set dev "$IF_RESP" xdpgeneric off
 
 # 5. Without what a command needs: one line naming it, exit 1, nothing done.
@@ -124,7 +132,8 @@ check_refused()
 	shift 2
 	caps "$c"
 	xdpt_rc 1 "${IN[@]}" "${CAPS[@]}" "$XDPONG" "$@"
-	xdpt_assert_match "^xdpong: running as root but without the needed capabilities: missing $want \(" \
+	xdpt_assert_match \
+		"^xdpong: running as root but without the needed capabilities: missing $want \(" \
 		"$XDPT_ERR" "xdpong $* with $c"
 	xdpt_assert_eq 1 "$(wc -l <<<"$XDPT_ERR")" "lines of the refusal of xdpong $*"
 }

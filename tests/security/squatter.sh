@@ -82,10 +82,13 @@ while time.time() < end:
         pass
 ' "$ifindex" "$PORT" "$lock" >"$XDPT_TMP/squat" 2>&1 &
 squat=$!
-xdpt_wait 10 grep -q ready "$XDPT_TMP/squat" || xdpt_fail "the squatter did not start: $(cat "$XDPT_TMP/squat")"
+xdpt_wait 10 grep -q ready "$XDPT_TMP/squat" ||
+	xdpt_fail "the squatter did not start: $(cat "$XDPT_TMP/squat")"
 xdpt_log "$(tr '\n' ';' <"$XDPT_TMP/squat")"
-xdpt_assert_no_match ": made" "$(cat "$XDPT_TMP/squat")" "the squatter made something under /run/xdpong"
-xdpt_assert_match "abstract: bound" "$(cat "$XDPT_TMP/squat")" "the squatter holds the old owner name"
+xdpt_assert_no_match ": made" "$(cat "$XDPT_TMP/squat")" \
+	"the squatter made something under /run/xdpong"
+xdpt_assert_match "abstract: bound" "$(cat "$XDPT_TMP/squat")" \
+	"the squatter holds the old owner name"
 xdpt_assert_match "port: bound" "$(cat "$XDPT_TMP/squat")" "the squatter holds the port"
 
 # run_started FILE: RUN, the pid of the run writing FILE, once it is running.
@@ -98,12 +101,14 @@ run_started()
 # assert_owner PID WHAT: every way of asking names PID as IFACE's owner.
 assert_owner()
 {
-	xdpt_assert_eq "$1" "$(xdf_owner_pid "$NS_RESP" "$IF_RESP")" "$2: owner in status --json (nsenter)"
+	xdpt_assert_eq "$1" "$(xdf_owner_pid "$NS_RESP" "$IF_RESP")" \
+		"$2: owner in status --json (nsenter)"
 	xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 	xdpt_assert_eq "$1" "$(jq -r '.interfaces[0].owner.pid' <<<"$XDPT_OUT")" \
 		"$2: owner in status --json (ip netns exec)"
 	xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
-	xdpt_assert_match "owner: +xdpong run, pid $1, running for" "$XDPT_OUT" "$2: owner in status"
+	xdpt_assert_match "owner: +xdpong run, pid $1, running for" "$XDPT_OUT" \
+		"$2: owner in status"
 }
 
 xdpt_log "1. run attaches and answers with the squatter in place"
@@ -113,12 +118,16 @@ run_started "$XDPT_TMP/run1"
 run=$RUN
 xdpt_ping_all "$NS_PING" -4 "$RESP4" 3
 xdpt_ping_all "$NS_PING" -6 "$RESP6" 3
-xdpt_assert_match "metrics-listen 127.0.0.1:$PORT: Address already in use \(another process holds the port\); answering pings anyway" \
+re="metrics-listen 127.0.0.1:$PORT: Address already in use \(another process holds the port\);"
+re+=" answering pings anyway"
+xdpt_assert_match "$re" \
 	"$(cat "$XDPT_TMP/run1")" "the warning about the port"
 xdpt_assert_eq "root 700 root 700 root 600 regular file" \
-	"$(stat -c '%U %a' /run/xdpong /run/xdpong/owner | tr '\n' ' ')$(stat -c '%U %a %F' "$lock")" \
+	"$(stat -c '%U %a' /run/xdpong /run/xdpong/owner |
+		tr '\n' ' ')$(stat -c '%U %a %F' "$lock")" \
 	"the lock directories and file"
-xdpt_assert_match "^pid $run pidns [0-9]+ since [0-9]+ version " "$(cat "$lock")" "the owner's record"
+xdpt_assert_match "^pid $run pidns [0-9]+ since [0-9]+ version " "$(cat "$lock")" \
+	"the owner's record"
 ip netns exec "$NS_RESP" "${NOBODY[@]}" /usr/bin/python3 -c '
 import fcntl, os, struct, sys
 for flags in (os.O_RDONLY, os.O_RDWR):
@@ -129,14 +138,17 @@ for flags in (os.O_RDONLY, os.O_RDWR):
         continue
     fcntl.fcntl(fd, 37, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0))  # F_OFD_SETLK
     print("locked")' "$lock" >"$XDPT_TMP/grab" 2>&1
-xdpt_assert_eq "open: Permission denied open: Permission denied" "$(tr '\n' ' ' <"$XDPT_TMP/grab" | sed 's/ $//')" \
+xdpt_assert_eq "open: Permission denied open: Permission denied" \
+	"$(tr '\n' ' ' <"$XDPT_TMP/grab" | sed 's/ $//')" \
 	"the squatter opening the lock file"
-[ -f "$PROM" ] && [ ! -L "$PROM" ] || xdpt_fail "the metrics file did not replace the squatter's symlink"
+[ -f "$PROM" ] && [ ! -L "$PROM" ] ||
+	xdpt_fail "the metrics file did not replace the squatter's symlink"
 xdpt_assert_eq "root" "$(stat -c %U "$PROM")" "the metrics file's owner"
 xdpt_assert_match "^xdpong_up\{device=\"$IF_RESP\"\} " "$(cat "$PROM")" "the metrics file"
 xdpt_assert_eq victim "$(cat "$XDPT_TMP/victim")" "the symlink's target"
 kill -USR1 "$squat"
-xdpt_wait 5 grep -q 'port: freed' "$XDPT_TMP/squat" || xdpt_fail "the squatter did not free the port"
+xdpt_wait 5 grep -q 'port: freed' "$XDPT_TMP/squat" ||
+	xdpt_fail "the squatter did not free the port"
 xdpt_wait 15 grep -q "metrics-listen 127.0.0.1:$PORT: listening now" "$XDPT_TMP/run1" ||
 	xdpt_fail "run did not take the freed port: $(cat "$XDPT_TMP/run1")"
 ip netns exec "$NS_RESP" /usr/bin/python3 -c '
@@ -154,7 +166,8 @@ xdpt_assert_match "owned by another 'xdpong run' \(pid $run\)" "$XDPT_ERR" "a se
 xdpt_log "3. attach is refused, naming the owner"
 for force in "" --force; do
 	xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" --mode skb $force
-	xdpt_assert_match "is owned by 'xdpong run' \(pid $run, running since" "$XDPT_ERR" "attach $force"
+	xdpt_assert_match "is owned by 'xdpong run' \(pid $run, running since" "$XDPT_ERR" \
+		"attach $force"
 done
 
 xdpt_log "4. SIGUSR1 leaves it unowned; detach removes it"
@@ -170,7 +183,8 @@ xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 
 xdpt_log "5. kill -9 releases ownership"
 xdf_run_bg "$NS_RESP" "$XDPT_TMP/run2" "$IF_RESP" --mode skb
-xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 || xdpt_fail "run through nsenter: $(cat "$XDPT_TMP/run2")"
+xdf_run_wait_attached "$NS_RESP" "$IF_RESP" 10 ||
+	xdpt_fail "run through nsenter: $(cat "$XDPT_TMP/run2")"
 assert_owner "$XDF_RUN_PID" "run 2"
 kill -9 "$XDF_RUN_PID"
 xdf_wait_exit "$XDF_RUN_PID" 5 2>/dev/null
@@ -189,7 +203,8 @@ xdpt_log "6. two racing runs, through ip netns exec and nsenter: one wins"
 for round in 1 2 3; do
 	ip netns exec "$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb >"$XDPT_TMP/a" 2>&1 &
 	a=$!
-	nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb >"$XDPT_TMP/b" 2>&1 &
+	nsenter "--net=/run/netns/$NS_RESP" "$XDPONG" run "$IF_RESP" --mode skb \
+		>"$XDPT_TMP/b" 2>&1 &
 	b=$!
 	xdpt_wait 10 sh -c "! kill -0 $a 2>/dev/null || ! kill -0 $b 2>/dev/null" ||
 		xdpt_fail "round $round: both runs still running after 10 s"
@@ -200,7 +215,8 @@ for round in 1 2 3; do
 	fi
 	wait "$lose"
 	xdpt_assert_eq 1 "$?" "round $round: the loser's exit code"
-	xdpt_assert_match "owned by another 'xdpong run' \(pid $win\)" "$(cat "$lose_out")" "round $round: the loser"
+	xdpt_assert_match "owned by another 'xdpong run' \(pid $win\)" "$(cat "$lose_out")" \
+		"round $round: the loser"
 	run_started "$out"
 	xdpt_assert_eq "$win" "$RUN" "round $round: the winner runs"
 	assert_owner "$win" "round $round"

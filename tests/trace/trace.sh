@@ -82,8 +82,9 @@ xdpt_assert_match '^[0-9]+$' "$BSS_ID" "id of the .bss map in status --json"
 # trace_enabled as the kernel holds it (bpftool prints .bss with BTF names).
 trace_flag()
 {
-	bpftool -j map dump id "$BSS_ID" |
-		jq -r '.[0].formatted.value[".bss"][] | select(has("trace_enabled")) | .trace_enabled'
+	local flag_q='.[0].formatted.value[".bss"][] | select(has("trace_enabled"))'
+	flag_q+=' | .trace_enabled'
+	bpftool -j map dump id "$BSS_ID" | jq -r "$flag_q"
 }
 
 xdpt_wait_quiet "$NS_RESP" "$IF_RESP"
@@ -129,8 +130,10 @@ out=$(cat "$XDPT_TMP/json.out")
 xdpt_assert_eq 7 "$(printf '%s\n' "$out" | grep -c .)" "lines printed by trace --count 7"
 printf '%s\n' "$out" | jq -e . >/dev/null || xdpt_fail "trace --json printed invalid JSON: $out"
 # One canonical line per packet, sorted: CPUs may interleave events.
-got=$(printf '%s\n' "$out" | jq -r '[.family, .src, .dst, .id, .seq, .icmp_type,
-	.ip_len, .frame_len, .verdict, .reason, (.service_ns != null)] | map(tostring) | join(" ")' | sort)
+ev_q='[.family, .src, .dst, .id, .seq, .icmp_type,
+	.ip_len, .frame_len, .verdict, .reason, (.service_ns != null)]'
+ev_q+=' | map(tostring) | join(" ")'
+got=$(printf '%s\n' "$out" | jq -r "$ev_q" | sort)
 want=$(sort <<EOF
 4 $PING4 $RESP4 $ID4 1 8 44 58 replied reply_echo4 true
 4 $PING4 $RESP4 $ID4 2 8 44 58 replied reply_echo4 true
@@ -151,7 +154,8 @@ xdpt_assert_eq "$IF_RESP" "$iface" "iface of every event"
 now=$(date +%s)
 printf '%s\n' "$out" | jq -e --argjson now "$now" \
 	'(.time > $now - 60) and (.time < $now + 60)' >/dev/null ||
-	xdpt_fail "event times are not wall-clock times near $now: $(printf '%s\n' "$out" | jq .time)"
+	xdpt_fail "event times are not wall-clock times near $now:" \
+		"$(printf '%s\n' "$out" | jq .time)"
 xdpt_assert_match "7 packets traced, 0 events lost" "$(cat "$XDPT_TMP/json.err")" \
 	"summary on stderr"
 xdpt_assert_eq 0 "$(trace_flag)" "trace_enabled after trace --count ends"
@@ -162,7 +166,9 @@ send "$RESP4" "$ID4" 21 1
 wait_trace "$TRACE_PID" text
 xdpt_assert_eq 0 "$TRACE_RC" "trace --count 1 exit code"
 line=$(cat "$XDPT_TMP/text.out")
-xdpt_assert_match "^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} $PING4 -> $RESP4 ICMP echo id $ID4 seq 21 len 44 frame 58 replied reply_echo4 [0-9]+ ns$" \
+re="^[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6} $PING4 -> $RESP4 ICMP echo id $ID4 seq 21 len 44"
+re+=" frame 58 replied reply_echo4 [0-9]+ ns$"
+xdpt_assert_match "$re" \
 	"$line" "text trace line"
 xdpt_assert_eq 0 "$(trace_flag)" "trace_enabled after the text trace"
 
@@ -171,7 +177,8 @@ start_trace a
 pid_a=$TRACE_PID xd_a=$XD_PID
 start_trace b
 pid_b=$TRACE_PID
-xdpt_assert_match "another trace is running" "$(cat "$XDPT_TMP/b.err")" "warning of the second trace"
+xdpt_assert_match "another trace is running" "$(cat "$XDPT_TMP/b.err")" \
+	"warning of the second trace"
 kill -INT "$XD_PID"
 wait_trace "$pid_b" b
 xdpt_assert_eq 0 "$TRACE_RC" "trace b exit code after SIGINT"

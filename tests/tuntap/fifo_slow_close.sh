@@ -17,7 +17,8 @@ HELPER=${TUN_HELPER:-$XDPT_REPO/build/tools/tun-helper}
 [ -x "$HELPER" ] || xdpt_fail "$HELPER is missing: run 'make' first"
 cat >"$XDPT_TMP/slow-close-helper" <<EOS
 #!/bin/sh
-exec strace -qq -f -o /dev/null -e trace=close -e inject=close:delay_enter=30000 $(printf %q "$HELPER") "\$@"
+exec strace -qq -f -o /dev/null -e trace=close -e inject=close:delay_enter=30000 \
+$(printf %q "$HELPER") "\$@"
 EOS
 chmod +x "$XDPT_TMP/slow-close-helper"
 export TUN_HELPER=$XDPT_TMP/slow-close-helper

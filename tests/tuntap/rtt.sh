@@ -79,7 +79,8 @@ for kind in tap tun; do
 		_xdpt_show_run
 		xdpt_fail "tuntap_echo --$kind --rtt: not every request answered"
 	}
-	median=$(printf '%s\n' "$XDPT_OUT" | sed -n 's|.*min/median/max [0-9.]*/\([0-9.]*\)/.*|\1|p')
+	median=$(printf '%s\n' "$XDPT_OUT" |
+		sed -n 's|.*min/median/max [0-9.]*/\([0-9.]*\)/.*|\1|p')
 	mode=native
 	[ "$kind" = tun ] && mode=skb
 	row "xdpong, ${kind^^}, $mode mode" "$median" "$RTT_COUNT/$RTT_COUNT" \

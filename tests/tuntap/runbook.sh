@@ -43,7 +43,8 @@ RUNBOOK_WRITE='echo "WRITE <hex>" > /tmp/tun_cmd && timeout 5 cat /tmp/tun_resp'
 # prints its first 24 bytes; the rest (ICMP id 0x0c2b, seq 1, ping's 16-byte
 # timestamp and 0x10.. pattern) is filled in so that 0x5cf5 holds, and the
 # request is the one it answers.
-SAMPLE_TAIL=0c2b000140d355650000000041d3000000000000101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637
+SAMPLE_TAIL=0c2b000140d355650000000041d3000000000000
+SAMPLE_TAIL+=101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f3031323334353637
 SAMPLE_REQUEST=45000054812840004001615dac100001ac100002080054f5$SAMPLE_TAIL
 SAMPLE_REPLY=4500005481284000400160ddac100002ac10000100005cf5$SAMPLE_TAIL
 SAMPLE_FIXED=${SAMPLE_REPLY:0:20}615d${SAMPLE_REPLY:24}
@@ -151,7 +152,8 @@ check_reply()
 	q_idseq=$P_idseq q_payload=$P_payload q_src=$P_src q_dst=$P_dst
 	pkt_info "$2"
 	xdpt_assert_eq "ffff ffff" "$P_ip_sum $P_icmp_sum" "the reply's IPv4 header and ICMP sums"
-	xdpt_assert_eq "$q_dst $q_src" "$P_src $P_dst" "the reply's addresses are the request's, swapped"
+	xdpt_assert_eq "$q_dst $q_src" "$P_src $P_dst" \
+		"the reply's addresses are the request's, swapped"
 	xdpt_assert_eq "0 0 64" "$P_type $P_code $P_ttl" "echo reply, code 0, TTL 64"
 	xdpt_assert_eq "$q_idseq" "$P_idseq" "the reply's id and seq"
 	xdpt_assert_eq "$q_payload" "$P_payload" "the reply's payload"
@@ -247,8 +249,10 @@ step()
 	STEP_OUT=$(bash -c "$2" 2>"$XDPT_TMP/step.err")
 	STEP_RC=$?
 	STEP_MS=$((($(now_us) - t0) / 1000))
-	xdpt_log "$what: ${STEP_OUT:0:72}$([ ${#STEP_OUT} -gt 72 ] && echo ...) (exit $STEP_RC, $STEP_MS ms)"
-	xdpt_assert_eq 0 "$STEP_RC" "$what: exit status of '${2:0:60}' ($(cat "$XDPT_TMP/step.err"))"
+	xdpt_log "$what: ${STEP_OUT:0:72}$([ ${#STEP_OUT} -gt 72 ] && echo ...)" \
+		"(exit $STEP_RC, $STEP_MS ms)"
+	xdpt_assert_eq 0 "$STEP_RC" \
+		"$what: exit status of '${2:0:60}' ($(cat "$XDPT_TMP/step.err"))"
 	[ "$STEP_MS" -lt "$FAST_MS" ] ||
 		xdpt_fail "$what: took $STEP_MS ms, expected at once (< $FAST_MS ms)"
 	[ "$(printf '%s\n' "$STEP_OUT" | wc -l)" = 1 ] ||
@@ -272,7 +276,9 @@ tun_rx()
 
 csum_errors()
 {
-	ip netns exec "$NS" awk '/^IpExt:/ { if (!n++) split($0, k); else for (i in k) if (k[i] == "InCsumErrors") print $i }' /proc/net/netstat
+	local prog='/^IpExt:/ { if (!n++) split($0, k); else for (i in k)'
+	prog+=' if (k[i] == "InCsumErrors") print $i }'
+	ip netns exec "$NS" awk "$prog" /proc/net/netstat
 }
 
 # ---- 1. The original topology with the defaults: a real ping answered ----
@@ -318,7 +324,8 @@ rc=$?
 xdpt_assert_eq 1 "$rc" "ping exit status after the wrong reply (a timeout)"
 xdpt_assert_match '0 received' "$(cat "$XDPT_TMP/ping2")" "ping got no reply"
 xdpt_assert_eq $((rx0 + 1)) "$(tun_rx)" "the wrong reply was written to tun0 (rx packets)"
-xdpt_assert_eq $((err0 + 1)) "$(csum_errors)" "the kernel dropped it for its checksum (InCsumErrors)"
+xdpt_assert_eq $((err0 + 1)) "$(csum_errors)" \
+	"the kernel dropped it for its checksum (InCsumErrors)"
 
 # ---- 3. The runbook's own sample, byte for byte ----
 
@@ -365,7 +372,9 @@ runbook_read
 check_request "$STEP_OUT"
 REQ4=$STEP_OUT
 # A reader that opens resp half a second after its command still gets the answer.
-step "WRITE, late reader" "echo \"WRITE $("$PONG_HEX" --reply-only "$REQ4")\" > /tmp/tun_cmd && sleep 0.5 && timeout 5 cat /tmp/tun_resp"
+late="echo \"WRITE $("$PONG_HEX" --reply-only "$REQ4")\" > /tmp/tun_cmd"
+late+=" && sleep 0.5 && timeout 5 cat /tmp/tun_resp"
+step "WRITE, late reader" "$late"
 xdpt_assert_eq OK "$STEP_OUT" "the late reader's answer"
 wait "$PING"
 rc=$?
@@ -380,20 +389,28 @@ xdpt_log "$(cat "$HELPER_LOG")"
 # ---- The report: per request, read, replied, turnaround, verdict ----
 
 summary=$(cat "$HELPER_LOG")
-xdpt_assert_match '^tun-helper: 5 READ \(5 packets, 0 TIMEOUT\), 6 WRITE \(3 OK, 2 OK WARN, 0 refused\), 1 ERR, 1 answers unread$' \
+re='^tun-helper: 5 READ \(5 packets, 0 TIMEOUT\), 6 WRITE \(3 OK, 2 OK WARN, 0 refused\),'
+re+=' 1 ERR, 1 answers unread$'
+xdpt_assert_match "$re" \
 	"$summary" "the exit summary's counts"
-xdpt_assert_match '^ +1  ICMP echo request 172\.16\.0\.1 > 172\.16\.0\.2 id [0-9a-f]{4} seq 1 +[0-9:.]+ +[0-9:.]+ +[0-9]+\.[0-9]{3} ms  OK$' \
+re='^ +1  ICMP echo request 172\.16\.0\.1 > 172\.16\.0\.2 id [0-9a-f]{4} seq 1'
+re+=' +[0-9:.]+ +[0-9:.]+ +[0-9]+\.[0-9]{3} ms  OK$'
+xdpt_assert_match "$re" \
 	"$summary" "the exit table's first row: read, replied, turnaround, OK"
 R=$XDPT_TMP/report.json
 jq -e . "$R" >/dev/null || xdpt_fail "the --report file is not JSON: $(head -c 300 "$R")"
 xdpt_assert_eq 5 "$(jq '.requests | length' "$R")" "requests in the report"
-xdpt_assert_eq "172.16.0.1 172.16.0.2 OK" "$(jq -r '.requests[0] | "\(.src) \(.dst) \(.verdict)"' "$R")" \
+xdpt_assert_eq "172.16.0.1 172.16.0.2 OK" \
+	"$(jq -r '.requests[0] | "\(.src) \(.dst) \(.verdict)"' "$R")" \
 	"the first request in the report"
 turn=$(jq '.requests[0].turnaround_ms' "$R")
-jq -e --argjson w "$window_ms" '.requests[0].turnaround_ms > 0 and .requests[0].turnaround_ms <= $w' \
-	"$R" >/dev/null || xdpt_fail "turnaround $turn ms, expected > 0 and within the $window_ms ms from READ to WRITE's answer"
+jq -e --argjson w "$window_ms" \
+	'.requests[0].turnaround_ms > 0 and .requests[0].turnaround_ms <= $w' "$R" >/dev/null ||
+	xdpt_fail "turnaround $turn ms, expected > 0 and within the $window_ms ms" \
+		"from READ to WRITE's answer"
 jq -e '.requests[0] | (.read_at < .replied_at) and (.writes | length == 1) and .writes[0].written' \
-	"$R" >/dev/null || xdpt_fail "the first request's times and write: $(jq -c '.requests[0]' "$R")"
+	"$R" >/dev/null ||
+	xdpt_fail "the first request's times and write: $(jq -c '.requests[0]' "$R")"
 xdpt_log "turnaround of the first request: $turn ms"
 xdpt_assert_eq "OK WARN ip checksum $bad, want $good" \
 	"$(jq -r '.requests[1].verdict' "$R")" "the second request's verdict"
@@ -401,8 +418,10 @@ jq -e '.requests[1].turnaround_ms > 0' "$R" >/dev/null ||
 	xdpt_fail "the wrong reply has no turnaround: $(jq -c '.requests[1]' "$R")"
 xdpt_assert_eq "OK WARN ip checksum 60dd, want 615d|OK" \
 	"$(jq -r '[.requests[2,3].verdict] | join("|")' "$R")" "the sample requests' verdicts"
-xdpt_assert_eq 1 "$(jq '.unmatched_writes | length' "$R")" "writes that answer no request (WRITE 00)"
-xdpt_assert_eq "3 2 1" "$(jq -r '.counts | "\(.ok) \(.warn) \(.unread)"' "$R")" "the report's counts"
+xdpt_assert_eq 1 "$(jq '.unmatched_writes | length' "$R")" \
+	"writes that answer no request (WRITE 00)"
+xdpt_assert_eq "3 2 1" "$(jq -r '.counts | "\(.ok) \(.warn) \(.unread)"' "$R")" \
+	"the report's counts"
 
 # ---- 5. --strict: the wrong reply is refused and not written ----
 
@@ -427,16 +446,22 @@ xdpt_assert_eq "0 reply $SAMPLE_FIXED" "$rc $(cat "$XDPT_TMP/sample3")" \
 	"the pinger got the corrected reply (--strict)"
 stop_helper
 xdpt_log "$(cat "$HELPER_LOG")"
-xdpt_assert_match '^tun-helper: 1 READ \(1 packets, 0 TIMEOUT\), 2 WRITE \(1 OK, 0 OK WARN, 1 refused\), 0 ERR, 0 answers unread$' \
+re='^tun-helper: 1 READ \(1 packets, 0 TIMEOUT\), 2 WRITE \(1 OK, 0 OK WARN, 1 refused\),'
+re+=' 0 ERR, 0 answers unread$'
+xdpt_assert_match "$re" \
 	"$(cat "$HELPER_LOG")" "the --strict summary counts one refused"
 
 # ---- 6. pong-hex --check: the same verdict offline, with the working ----
 
 xdpt_rc 4 "$PONG_HEX" --check "$SAMPLE_REQUEST" "$SAMPLE_REPLY"
-xdpt_assert_match '^Verdict: OK WARN ip checksum 60dd, want 615d$' "$XDPT_OUT" "pong-hex --check verdict"
-xdpt_assert_match 'complement +~0x9ea2 = 0x615d' "$XDPT_OUT" "pong-hex shows the header sum's working"
-xdpt_assert_match '=> the reply has 0x60dd: WRONG, want 0x615d' "$XDPT_OUT" "pong-hex names the wrong field"
-xdpt_assert_match '=> the reply has 0x5cf5: right' "$XDPT_OUT" "pong-hex: the ICMP checksum is right"
+xdpt_assert_match '^Verdict: OK WARN ip checksum 60dd, want 615d$' "$XDPT_OUT" \
+	"pong-hex --check verdict"
+xdpt_assert_match 'complement +~0x9ea2 = 0x615d' "$XDPT_OUT" \
+	"pong-hex shows the header sum's working"
+xdpt_assert_match '=> the reply has 0x60dd: WRONG, want 0x615d' "$XDPT_OUT" \
+	"pong-hex names the wrong field"
+xdpt_assert_match '=> the reply has 0x5cf5: right' "$XDPT_OUT" \
+	"pong-hex: the ICMP checksum is right"
 xdpt_assert_match 'ERR ip checksum 60dd, want 615d \(not written: --strict\)' "$XDPT_OUT" \
 	"pong-hex gives the --strict answer too"
 xdpt_rc 0 "$PONG_HEX" --check "$SAMPLE_REQUEST" "$SAMPLE_FIXED"
@@ -446,6 +471,7 @@ xdpt_assert_match '^Verdict: OK$' "$XDPT_OUT" "pong-hex --check on the real ping
 
 # docs/experiment.md shows the runbook's commands as they are, and the sample.
 for c in "$RUNBOOK_READ" "$RUNBOOK_WRITE" "OK WARN ip checksum 60dd, want 615d"; do
-	grep -qF -- "$c" "$XDPT_REPO/docs/experiment.md" || xdpt_fail "docs/experiment.md does not show: $c"
+	grep -qF -- "$c" "$XDPT_REPO/docs/experiment.md" ||
+		xdpt_fail "docs/experiment.md does not show: $c"
 done
 xdpt_pass

@@ -74,8 +74,8 @@ setup()
 	xdpt_ok "$XDPONG" status "$dev" --json
 	xdpt_assert_eq "$want_mode" "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].mode')" \
 		"status mode"
-	xdpt_assert_eq "$want_framing" "$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].framing')" \
-		"status framing"
+	xdpt_assert_eq "$want_framing" \
+		"$(printf '%s\n' "$XDPT_OUT" | jq -r '.interfaces[0].framing')" "status framing"
 	exit 0
 }
 

@@ -69,7 +69,8 @@ mkdir -p /rw/repo
 
 # /lib is usr/lib on a merged-/usr root: mkdir and mount follow it.
 mkdir -p /newroot/lib/modules
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose modules /newroot/lib/modules ||
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose \
+		modules /newroot/lib/modules ||
 	fail "cannot mount the kernel's modules (9p tag modules)"
 
 mount --move /dev /newroot/dev || fail "cannot move /dev"

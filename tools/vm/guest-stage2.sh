@@ -54,7 +54,8 @@ nics()
 		[ "${#names[@]}" -ge "$want" ] && break
 		read -r -t 0.1 <> <(:) 2>/dev/null
 	done
-	[ "${#names[@]}" -ge "$want" ] || say "only ${#names[@]} of $want NICs appeared: ${names[*]}"
+	[ "${#names[@]}" -ge "$want" ] ||
+		say "only ${#names[@]} of $want NICs appeared: ${names[*]}"
 	export XDPONG_VM_NICS="${names[*]}"
 }
 

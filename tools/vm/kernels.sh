@@ -103,7 +103,8 @@ apt_update()
 	local suite=$1 st=$CACHE/apt/$1 main sec log
 
 	main=$(system_mirror main)
-	[ -n "$main" ] || die "no Debian mirror in apt's configuration (set XDPONG_VM_MIRROR=http://.../debian)"
+	[ -n "$main" ] ||
+		die "no Debian mirror in apt's configuration (set XDPONG_VM_MIRROR=http://.../debian)"
 	sec=$(system_mirror security)
 	mkdir -p "$st/lists/partial" "$st/cache/archives/partial" "$CACHE/debs/partial" || exit 1
 	: >"$st/status"
@@ -152,7 +153,8 @@ fetch_one()
 {
 	local suite dir tmp name ver deb t0 size release mods
 
-	suite=$(suite_of "$1") || die "unknown kernel '$1' (5.10, 6.1, 6.12 or bullseye, bookworm, trixie)"
+	suite=$(suite_of "$1") ||
+		die "unknown kernel '$1' (5.10, 6.1, 6.12 or bullseye, bookworm, trixie)"
 	dir=$CACHE/kernels/$suite
 	if [ -f "$dir/info" ] && [ "${XDPONG_VM_REFRESH:-0}" != 1 ]; then
 		return 0
@@ -167,8 +169,10 @@ fetch_one()
 	if [ ! -s "$deb" ]; then
 		echo "$PROG: downloading $name $ver ($suite)" >&2
 		# shellcheck disable=SC2046
-		(cd "$CACHE/debs" && apt-get $(apt_opts "$suite") download "$name=$ver") >"$CACHE/apt/$suite/download.log" 2>&1 ||
-			{ tail -n 20 "$CACHE/apt/$suite/download.log" >&2; die "download of $name $ver failed"; }
+		(cd "$CACHE/debs" && apt-get $(apt_opts "$suite") download "$name=$ver") \
+				>"$CACHE/apt/$suite/download.log" 2>&1 ||
+			{ tail -n 20 "$CACHE/apt/$suite/download.log" >&2; \
+				die "download of $name $ver failed"; }
 		[ -s "$deb" ] || die "download of $name $ver left no $deb"
 	fi
 	tmp=$(mktemp -d "$CACHE/kernels/.unpack-$suite.XXXXXX") || exit 1
@@ -197,7 +201,8 @@ fetch_one()
 	mv "$tmp/k" "$dir" || exit 1
 	rm -rf -- "$tmp"
 	trap - EXIT
-	echo "$PROG: $suite: $name $ver ($((size / 1048576)) MiB) in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')s -> $dir" >&2
+	echo "$PROG: $suite: $name $ver ($((size / 1048576)) MiB) in $(awk -v a="$t0" \
+		-v b="$EPOCHREALTIME" 'BEGIN { printf "%.0f", b - a }')s -> $dir" >&2
 }
 
 # One fetch at a time per cache (runs from several worktrees share it):
@@ -223,10 +228,12 @@ extract_vmlinux()
 	[ -f "$dir/vmlinux" ] || [ -f "$dir/vmlinux.none" ] && return 0
 	tmp=$dir/vmlinux.tmp
 	for magic in '\xfd7zXZ\x00' '\x28\xb5\x2f\xfd'; do
-		off=$(LC_ALL=C grep -obUaP "$magic" "$dir/vmlinuz" 2>/dev/null | head -n 1 | cut -d: -f1)
+		off=$(LC_ALL=C grep -obUaP "$magic" "$dir/vmlinuz" 2>/dev/null |
+			head -n 1 | cut -d: -f1)
 		[ -n "$off" ] || continue
 		case $magic in
-		*7zXZ*) tail -c +$((off + 1)) "$dir/vmlinuz" | xz -dc --single-stream >"$tmp" 2>/dev/null ;;
+		*7zXZ*) tail -c +$((off + 1)) "$dir/vmlinuz" |
+			xz -dc --single-stream >"$tmp" 2>/dev/null ;;
 		*) tail -c +$((off + 1)) "$dir/vmlinuz" | zstd -qdc >"$tmp" 2>/dev/null ;;
 		esac
 		if [ "$(head -c 4 "$tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
@@ -253,7 +260,8 @@ main()
 		[ $# -gt 0 ] || die "fetch: which kernel? (5.10, 6.1, 6.12)"
 		command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 ||
 			die "needs apt-get and dpkg-deb (Debian/Ubuntu)"
-		mkdir -p "$CACHE/kernels" "$CACHE/debs" || die "cannot create $CACHE (root? set XDPONG_VM_CACHE)"
+		mkdir -p "$CACHE/kernels" "$CACHE/debs" ||
+			die "cannot create $CACHE (root? set XDPONG_VM_CACHE)"
 		lock
 		for v in "$@"; do
 			fetch_one "$v"
@@ -268,7 +276,8 @@ main()
 			fetch_one "$2" >&2
 		fi
 		# Caches from before vmlinux was extracted get it now.
-		if [ ! -f "$CACHE/kernels/$suite/vmlinux" ] && [ ! -f "$CACHE/kernels/$suite/vmlinux.none" ]; then
+		if [ ! -f "$CACHE/kernels/$suite/vmlinux" ] &&
+			[ ! -f "$CACHE/kernels/$suite/vmlinux.none" ]; then
 			lock
 			extract_vmlinux "$CACHE/kernels/$suite"
 		fi

@@ -70,12 +70,12 @@ run_kernel()
 	out=$logs/output.txt
 	t0=$EPOCHREALTIME
 	if [ "$VERBOSE" = 1 ]; then
-		"$HERE/run.sh" --kernel "$k" --repo "$REPO" --nics --timeout "$TIMEOUT" --logs "$logs" \
-			"${ENVS[@]}" -- "${CMD[@]}" 2>&1 | tee "$out"
+		"$HERE/run.sh" --kernel "$k" --repo "$REPO" --nics --timeout "$TIMEOUT" \
+			--logs "$logs" "${ENVS[@]}" -- "${CMD[@]}" 2>&1 | tee "$out"
 		rc=${PIPESTATUS[0]}
 	else
-		"$HERE/run.sh" --kernel "$k" --repo "$REPO" --nics --timeout "$TIMEOUT" --logs "$logs" \
-			"${ENVS[@]}" -- "${CMD[@]}" >"$out" 2>&1
+		"$HERE/run.sh" --kernel "$k" --repo "$REPO" --nics --timeout "$TIMEOUT" \
+			--logs "$logs" "${ENVS[@]}" -- "${CMD[@]}" >"$out" 2>&1
 		rc=$?
 	fi
 	secs=$(elapsed "$t0")
@@ -122,7 +122,8 @@ main()
 	for v in TEST_TIMEOUT FUZZ_TIMEOUT FUZZ_FRAMES; do
 		[ -n "${!v:-}" ] && ENVS+=(--env "$v=${!v}")
 	done
-	[ -x "$REPO/build/xdpong" ] || echo "$PROG: warning: no $REPO/build/xdpong (make all tests first)" >&2
+	[ -x "$REPO/build/xdpong" ] ||
+		echo "$PROG: warning: no $REPO/build/xdpong (make all tests first)" >&2
 
 	# Download what is missing first, so the per-kernel times are boots
 	# and tests only.

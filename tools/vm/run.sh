@@ -66,7 +66,8 @@ parse_args()
 		-v | --verbose) VERBOSE=1 ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; break ;;
-		*) echo "$PROG: unknown option '$1' (the command goes after --)" >&2; usage >&2; exit 125 ;;
+		*) echo "$PROG: unknown option '$1' (the command goes after --)" >&2; \
+			usage >&2; exit 125 ;;
 		esac
 		shift
 	done
@@ -96,7 +97,8 @@ kernel_dir()
 		}
 		mkdir -p "$TMP/host/lib" && ln -s "/boot/vmlinuz-$rel" "$TMP/host/vmlinuz" &&
 			ln -s /lib/modules "$TMP/host/lib/modules" || return 1
-		printf 'package=host\nversion=%s\nrelease=%s\n' "$(uname -v | awk '{ print $NF }')" "$rel" >"$TMP/host/info"
+		printf 'package=host\nversion=%s\nrelease=%s\n' \
+			"$(uname -v | awk '{ print $NF }')" "$rel" >"$TMP/host/info"
 		echo "$TMP/host"
 		return
 	fi
@@ -110,8 +112,8 @@ kernel_dir()
 #
 # The initramfs: static busybox, guest-init.sh as /init, stage2, the
 # command and environment, and the modules that mounting 9p and overlay
-# need (and virtio_net with --nics), in dependency order and decompressed (busybox insmod cannot read
-# .ko.xz), as an uncompressed cpio archive.
+# need (and virtio_net with --nics), in dependency order and decompressed
+# (busybox insmod cannot read .ko.xz), as an uncompressed cpio archive.
 #
 build_initramfs()
 {
@@ -134,13 +136,15 @@ build_initramfs()
 	mods=(virtio_pci 9pnet_virtio 9p overlay)
 	[ "$NICS" -gt 0 ] && mods+=(virtio_net)
 	for m in "${mods[@]}"; do
-		PATH=$PATH:/sbin:/usr/sbin modprobe -d "$kdir" -S "$release" --show-depends "$m" 2>/dev/null |
+		PATH=$PATH:/sbin:/usr/sbin modprobe -d "$kdir" -S "$release" \
+				--show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r f; do
 		base=$(basename "$f")
 		case $base in
 		*.ko.xz) xz -dc "$f" >"$root/modules/${base%.xz}" || exit 1; base=${base%.xz} ;;
-		*.ko.zst) zstd -qdc "$f" >"$root/modules/${base%.zst}" || exit 1; base=${base%.zst} ;;
+		*.ko.zst) zstd -qdc "$f" >"$root/modules/${base%.zst}" ||
+			exit 1; base=${base%.zst} ;;
 		*.ko.gz) gzip -dc "$f" >"$root/modules/${base%.gz}" || exit 1; base=${base%.gz} ;;
 		*) cp "$f" "$root/modules/$base" || exit 1 ;;
 		esac
@@ -204,7 +208,8 @@ pick_accel()
 		grep -q XDPONG-VM-PROBE-OK "$TMP/console.log"; then
 		verdict=kvm why="KVM probe boot worked"
 	fi
-	mkdir -p "$CACHE" 2>/dev/null && printf '%s\n%s\n' "$boot_id" "$verdict" >"$stamp" 2>/dev/null
+	mkdir -p "$CACHE" 2>/dev/null &&
+		printf '%s\n%s\n' "$boot_id" "$verdict" >"$stamp" 2>/dev/null
 	echo "$verdict $why"
 }
 
@@ -259,7 +264,8 @@ main()
 		rc=$GUEST_RC timed_out=$TIMED_OUT
 		wait "$tailpid" 2>/dev/null
 		# A port taken between the check and QEMU's bind: new ports.
-		if [ "$NICS" -gt 0 ] && [ "$timed_out" = 0 ] && grep -q 'Address already in use' "$TMP/qemu.err"; then
+		if [ "$NICS" -gt 0 ] && [ "$timed_out" = 0 ] &&
+			grep -q 'Address already in use' "$TMP/qemu.err"; then
 			continue
 		fi
 		# A guest that died before the command started ran nothing (a
@@ -278,7 +284,8 @@ main()
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 
 	if [ -n "$LOGS" ]; then
-		mkdir -p "$LOGS" && cp -r "$TMP/out/." "$LOGS/" && tr -d '\r' <"$TMP/console.log" >"$LOGS/console.log" ||
+		mkdir -p "$LOGS" && cp -r "$TMP/out/." "$LOGS/" &&
+			tr -d '\r' <"$TMP/console.log" >"$LOGS/console.log" ||
 			echo "$PROG: cannot keep the logs in $LOGS" >&2
 	fi
 
@@ -296,7 +303,8 @@ main()
 	if [ -s "$TMP/out/rc" ]; then
 		rc=$(cat "$TMP/out/rc")
 	else
-		rc=$(tr -d '\r' <"$TMP/console.log" | sed -n 's/^XDPONG-VM-RC=\([0-9]*\)$/\1/p' | tail -n 1)
+		rc=$(tr -d '\r' <"$TMP/console.log" | sed -n 's/^XDPONG-VM-RC=\([0-9]*\)$/\1/p' |
+			tail -n 1)
 	fi
 	if [ -z "$rc" ]; then
 		echo "$PROG: guest ($release) ended without an exit code after ${secs}s; last lines:" >&2

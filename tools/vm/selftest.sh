@@ -82,7 +82,8 @@ __attribute__((section("xdp"), used)) int reflect(struct xdp_md *ctx)
 char _license[] __attribute__((section("license"), used)) = "GPL";
 EOF
 	clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -c "$WORK/pass.c" -o "$WORK/pass.o" &&
-		clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -c "$WORK/reflect.c" -o "$WORK/reflect.o"
+		clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu \
+			-c "$WORK/reflect.c" -o "$WORK/reflect.o"
 }
 
 #
@@ -98,7 +99,8 @@ native_xdp_tx()
 
 	mac=$(ip -n vmst-b -br link show dev "$dev" | awk '{ print $3 }')
 	if ! out=$(ip -n vmst-b link set dev "$dev" xdpdrv obj "$WORK/reflect.o" sec xdp 2>&1); then
-		fail "native XDP_TX on virtio_net ($dev)" "$(printf '%s\n' "$out" | grep . | tail -n 1)"
+		fail "native XDP_TX on virtio_net ($dev)" \
+			"$(printf '%s\n' "$out" | grep . | tail -n 1)"
 		return
 	fi
 	ip neigh replace "$addr" lladdr "$mac" dev "$peer" nud permanent
@@ -110,7 +112,8 @@ native_xdp_tx()
 	if [ $((after - before)) -ge 5 ]; then
 		ok "native XDP_TX on virtio_net ($dev): $((after - before)) frames reflected to $peer"
 	else
-		fail "native XDP_TX on virtio_net ($dev)" "$peer received $((after - before)) frames, not 5"
+		fail "native XDP_TX on virtio_net ($dev)" \
+			"$peer received $((after - before)) frames, not 5"
 		dmesg | tail -n 3 | sed 's/^/      dmesg: /'
 	fi
 	ip neigh del "$addr" dev "$peer" 2>/dev/null
@@ -126,7 +129,8 @@ native_xdp()
 	local name=$1 ns=$2 dev=$3 peer=$4 nsargs=() out
 
 	[ -n "$ns" ] && nsargs=(-n "$ns")
-	if ! out=$(ip "${nsargs[@]}" link set dev "$dev" xdpdrv obj "$WORK/pass.o" sec xdp 2>&1); then
+	if ! out=$(ip "${nsargs[@]}" link set dev "$dev" xdpdrv obj "$WORK/pass.o" \
+		sec xdp 2>&1); then
 		fail "native XDP on $name ($dev)" "$(printf '%s\n' "$out" | grep . | tail -n 1)"
 		dmesg | tail -n 3 | sed 's/^/      dmesg: /'
 		return
@@ -148,14 +152,16 @@ main()
 {
 	local nics
 
-	[ "$(id -u)" -eq 0 ] || { echo "$PROG: must run as root (in a tools/vm guest)" >&2; exit 1; }
+	[ "$(id -u)" -eq 0 ] ||
+		{ echo "$PROG: must run as root (in a tools/vm guest)" >&2; exit 1; }
 	echo "kernel $(uname -r)"
 	check "bpffs at /sys/fs/bpf" mountpoint -q /sys/fs/bpf
 	check "bpftool prog" bpftool prog show
 	check "clang builds XDP programs" build_xdp_progs
 	check "ip netns add" ip netns add vmst-a
 	ip netns add vmst-b
-	check "veth pair between namespaces" ip link add va netns vmst-a type veth peer vb netns vmst-b
+	check "veth pair between namespaces" \
+		ip link add va netns vmst-a type veth peer vb netns vmst-b
 	ip -n vmst-a addr add 10.9.0.1/24 dev va
 	ip -n vmst-b addr add 10.9.0.2/24 dev vb
 	ip -n vmst-a link set va up
@@ -168,14 +174,17 @@ main()
 	if [ "${#nics[@]}" -lt 2 ]; then
 		echo "skip  virtio-net checks: no NICs (run.sh --nics)"
 	else
-		ok "two virtio-net NICs: ${nics[0]} ${nics[1]} ($(basename "$(readlink "/sys/class/net/${nics[0]}/device/driver")"))"
+		ok "two virtio-net NICs: ${nics[0]} ${nics[1]} ($(basename \
+			"$(readlink "/sys/class/net/${nics[0]}/device/driver")"))"
 		ip link set "${nics[1]}" netns vmst-b
 		ip addr add 10.8.0.1/24 dev "${nics[0]}"
 		ip link set "${nics[0]}" up
 		ip -n vmst-b addr add 10.8.0.2/24 dev "${nics[1]}"
 		ip -n vmst-b link set "${nics[1]}" up
-		check "virtio-net ping ${nics[0]} -> ${nics[1]} (in a namespace)" ping -c 3 -W 2 10.8.0.2
-		echo "      queues: $(ethtool -l "${nics[0]}" 2>/dev/null | awk '/^Combined/ { printf "%s ", $2 }')(max, current)"
+		check "virtio-net ping ${nics[0]} -> ${nics[1]} (in a namespace)" \
+			ping -c 3 -W 2 10.8.0.2
+		echo "      queues: $(ethtool -l "${nics[0]}" 2>/dev/null |
+			awk '/^Combined/ { printf "%s ", $2 }')(max, current)"
 		[ -f "$WORK/pass.o" ] && native_xdp virtio_net vmst-b "${nics[1]}" 10.8.0.1
 		[ -f "$WORK/reflect.o" ] && native_xdp_tx "${nics[1]}" "${nics[0]}" 10.8.0.2
 	fi

@@ -86,7 +86,8 @@ parse_args()
 		-v | --verbose) VERBOSE=1 ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; break ;;
-		*) echo "$PROG: unknown option '$1' (the command goes after --)" >&2; usage >&2; exit 125 ;;
+		*) echo "$PROG: unknown option '$1' (the command goes after --)" >&2; \
+			usage >&2; exit 125 ;;
 		esac
 		shift
 	done
@@ -104,8 +105,9 @@ mirror()
 {
 	local m=$MIRROR
 
-	[ -n "$m" ] || m=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
-		grep -v -- '-security' | head -n 1)
+	[ -n "$m" ] ||
+		m=$(apt-get indextargets --format '$(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
+			grep -v -- '-security' | head -n 1)
 	[ -n "$m" ] || m=http://deb.debian.org/debian/
 	echo "${m%/}"
 }
@@ -184,7 +186,8 @@ payload_cpio()
 	# The NICs' driver and veth, decompressed (the guest's kmod need not
 	# read the kernel's compression), with their own modules.dep.
 	for m in virtio_pci virtio_net veth; do
-		PATH=$PATH:/sbin:/usr/sbin modprobe -d "$kdir" -S "$release" --show-depends "$m" 2>/dev/null |
+		PATH=$PATH:/sbin:/usr/sbin modprobe -d "$kdir" -S "$release" \
+				--show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" { print $2 }'
 	done | awk '!seen[$0]++' | while read -r f; do
 		rel=${f#"$kdir"/lib/modules/"$release"/}
@@ -205,7 +208,8 @@ payload_cpio()
 		cp -r "$PAYLOAD/." "$top/root/payload/" || return 1
 	fi
 	printf '%s\0' "${CMD[@]}" >"$top/root/xdpong-vm.cmd"
-	cp "$HERE/systemd-guest-run.sh" "$top/root/xdpong-vm-run.sh" && chmod 755 "$top/root/xdpong-vm-run.sh" ||
+	cp "$HERE/systemd-guest-run.sh" "$top/root/xdpong-vm-run.sh" &&
+		chmod 755 "$top/root/xdpong-vm-run.sh" ||
 		return 1
 	# After the system is up; its output on the second serial port.
 	cat >"$top/etc/systemd/system/xdpong-vm.service" <<-'EOF'
@@ -225,7 +229,8 @@ payload_cpio()
 		[Install]
 		WantedBy=multi-user.target
 	EOF
-	ln -s ../xdpong-vm.service "$top/etc/systemd/system/multi-user.target.wants/xdpong-vm.service"
+	ln -s ../xdpong-vm.service \
+		"$top/etc/systemd/system/multi-user.target.wants/xdpong-vm.service"
 	# No entry for "." itself: it would set the mode of the guest's /.
 	(cd "$top" && find . -mindepth 1 | cpio -o -H newc --quiet --owner=0:0) >"$out"
 }

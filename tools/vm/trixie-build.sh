@@ -36,15 +36,18 @@ die()
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (chroot, mounts)"
 if [ -z "${MIRROR:-}" ]; then
-	MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+	MIRROR=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		head -n 1)
 	[ -n "$MIRROR" ] ||
-		MIRROR=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)
+		MIRROR=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null ||
+			true)
 	: "${MIRROR:=http://deb.debian.org/debian}"
 fi
 
 if [ ! -x "$ROOT/usr/bin/clang" ] || [ ! -e "$ROOT/usr/include/xdp/libxdp.h" ]; then
 	command -v mmdebstrap >/dev/null || {
-		[ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock || true)" ] || apt-get update -q
+		[ -n "$(ls -A /var/lib/apt/lists 2>/dev/null | grep -v lock || true)" ] ||
+			apt-get update -q
 		apt-get install -y -q mmdebstrap >/dev/null
 	}
 	echo "trixie-build: making the chroot $ROOT from $MIRROR (once)"
@@ -74,10 +77,12 @@ done
 missing=$(chroot "$ROOT" dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' ${PKGS//,/ } 2>&1 |
 	grep -v '^ii ' || true)
 if [ -n "$missing" ]; then
-	echo "trixie-build: adding to the chroot: $(awk '{ print $NF }' <<<"$missing" | tr '\n' ' ')"
+	echo "trixie-build: adding to the chroot: $(awk '{ print $NF }' <<<"$missing" |
+		tr '\n' ' ')"
 	chroot "$ROOT" sh -c "{ apt-get update && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y ${PKGS//,/ } && apt-get clean; } \
-		>/tmp/apt.log 2>&1" || { tail -n 20 "$ROOT/tmp/apt.log"; die "apt-get in the chroot failed"; }
+		>/tmp/apt.log 2>&1" ||
+		{ tail -n 20 "$ROOT/tmp/apt.log"; die "apt-get in the chroot failed"; }
 fi
 
 chroot "$ROOT" sh -ec '

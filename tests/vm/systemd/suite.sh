@@ -137,9 +137,11 @@ exposure()
 
 	out=$(systemd-analyze security --no-pager "$1" 2>&1)
 	level=$(sed -n 's/^.*Overall exposure level for [^:]*: \([0-9.]*\) .*$/\1/p' <<<"$out")
-	[ -n "$level" ] || fail "systemd-analyze security $1 gave no overall exposure: $(tail -n 5 <<<"$out")"
+	[ -n "$level" ] ||
+		fail "systemd-analyze security $1 gave no overall exposure: $(tail -n 5 <<<"$out")"
 	awk -v l="$level" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(l <= m) }' ||
-		fail "systemd-analyze security rates $1 $level, above $MAX_EXPOSURE: $(grep -E ' [0-9]\.[0-9]$' <<<"$out")"
+		fail "systemd-analyze security rates $1 $level, above $MAX_EXPOSURE: $(grep -E \
+			' [0-9]\.[0-9]$' <<<"$out")"
 	echo "   systemd-analyze security $1: $level"
 }
 
@@ -170,7 +172,8 @@ no_xdp()
 {
 	local dev=$1
 
-	ip -d link show dev "$dev" | grep -q 'prog/xdp' && fail "$dev still has an XDP program: $(ip -d link show dev "$dev")"
+	ip -d link show dev "$dev" | grep -q 'prog/xdp' &&
+		fail "$dev still has an XDP program: $(ip -d link show dev "$dev")"
 	[ ! -e "/sys/fs/bpf/xdpong/$dev" ] || fail "pins left: $(ls -R /sys/fs/bpf/xdpong)"
 }
 
@@ -288,13 +291,16 @@ setup_network()
 	link_addrs - va 10.78.0.2 fd78::2
 	kernel_echo 0
 	# The cable carries frames both ways before anything else is tested.
-	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.77.0.2 || fail "no ping across the cable with the kernel answering"
-	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.78.0.2 || fail "no ping across the veth with the kernel answering"
+	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.77.0.2 ||
+		fail "no ping across the cable with the kernel answering"
+	wait_for 20 "${PEER[@]}" ping -c 1 -W 1 10.78.0.2 ||
+		fail "no ping across the veth with the kernel answering"
 	kernel_echo 1
 }
 
 step "network"
-echo "   $(uname -r); systemd $(systemctl --version | head -n 1 | cut -d' ' -f2); packages $OLD and $NEW"
+echo "   $(uname -r); systemd $(systemctl --version | head -n 1 |
+	cut -d' ' -f2); packages $OLD and $NEW"
 setup_network
 ping_none 10.77.0.2
 passed
@@ -304,8 +310,10 @@ dpkg-query -W xdpong >/dev/null 2>&1 && fail "xdpong is installed before the tes
 DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$OLD_DEB" >/tmp/install.log 2>&1 ||
 	fail "apt install $OLD_DEB: $(tail -n 20 /tmp/install.log)"
 [ "$(dpkg-query -W -f '${Version}' xdpong)" = "$OLD" ] || fail "installed version is not $OLD"
-[ "$(xdpong --version | cut -d' ' -f2)" = "$OLD" ] || fail "xdpong --version: $(xdpong --version), package $OLD"
-systemctl is-active -q xdpong.service && fail "xdpong.service was started on install with no configuration"
+[ "$(xdpong --version | cut -d' ' -f2)" = "$OLD" ] ||
+	fail "xdpong --version: $(xdpong --version), package $OLD"
+systemctl is-active -q xdpong.service &&
+	fail "xdpong.service was started on install with no configuration"
 systemctl enable --now xdpong@eth1 || fail "systemctl enable --now xdpong@eth1"
 [ "$(systemctl is-enabled xdpong@eth1)" = enabled ] || fail "xdpong@eth1 is not enabled"
 xdpong status eth1 --json >/tmp/status.json || fail "xdpong status eth1: not attached"
@@ -316,18 +324,21 @@ ping_ok 10.77.0.2
 ping_ok fd77::2
 [ "$(replied eth1)" -ge 10 ] || fail "the replies were not counted by xdpong"
 systemctl status --no-pager xdpong@eth1 | grep -q '^ *Status: "' ||
-	fail "no STATUS= line in systemctl status: $(systemctl status --no-pager xdpong@eth1 | head -n 12)"
+	fail "no STATUS= line in systemctl status: $(systemctl status --no-pager xdpong@eth1 |
+		head -n 12)"
 echo "   $(systemctl status --no-pager xdpong@eth1 | grep '^ *Status:' | sed 's/^ *//')"
 unit=$(systemctl show -p FragmentPath --value xdpong@eth1)
 for d in "${SANDBOX[@]}"; do
-	grep -q "^$d=" "$unit" || fail "$unit lacks $d= (kept in SANDBOX here: drop it here too, with the reason in the unit)"
+	grep -q "^$d=" "$unit" ||
+		fail "$unit lacks $d= (kept in SANDBOX here: drop it here too, with the reason in the unit)"
 done
 pid=$(prop xdpong@eth1 MainPID)
 grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$pid/status" || fail "NoNewPrivileges not in force"
 capbnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$pid/status")
 # CAP_NET_ADMIN (12), CAP_PERFMON (38) and CAP_BPF (39): the unit's bounding
 # set. No CAP_SYS_ADMIN (21): xdpong finds itself by its pins.
-[ "$capbnd" = 000000c000001000 ] || fail "bounding set $capbnd, expected CAP_NET_ADMIN, CAP_PERFMON and CAP_BPF only"
+[ "$capbnd" = 000000c000001000 ] ||
+	fail "bounding set $capbnd, expected CAP_NET_ADMIN, CAP_PERFMON and CAP_BPF only"
 [ "$(prop xdpong@eth1 ProtectSystem)" = strict ] || fail "ProtectSystem=strict not in force"
 [ "$(prop xdpong@eth1 MemoryDenyWriteExecute)" = yes ] || fail "MemoryDenyWriteExecute not in force"
 grep -q '^Seccomp:[[:space:]]*2$' "/proc/$pid/status" || fail "no system call filter in force"
@@ -343,7 +354,8 @@ done
 # /run stays writable in this guest under ProtectSystem=strict (its root
 # is the initramfs's rootfs): said, not asserted.
 echo "   /run in the sandbox: $(nsenter -t "$pid" -m findmnt -no FSTYPE,OPTIONS /run)"
-[ "$(stat -c %a /run/xdpong)" = 700 ] || fail "/run/xdpong is mode $(stat -c %a /run/xdpong), expected 700"
+[ "$(stat -c %a /run/xdpong)" = 700 ] ||
+	fail "/run/xdpong is mode $(stat -c %a /run/xdpong), expected 700"
 procopts=$(nsenter -t "$pid" -m findmnt -no OPTIONS /proc)
 [[ $procopts == *hidepid=invisible* && $procopts == *subset=pid* ]] ||
 	fail "ProtectProc/ProcSubset not in force: /proc mounted $procopts"
@@ -416,7 +428,8 @@ squat unix "xdpong/owner/$ifindex" >/tmp/squat1 2>&1 &
 sq1=$!
 squat inet 9435 >/tmp/squat2 2>&1 &
 sq2=$!
-wait_for 10 grep -q ready /tmp/squat1 || fail "the socket squatter did not start: $(cat /tmp/squat1)"
+wait_for 10 grep -q ready /tmp/squat1 ||
+	fail "the socket squatter did not start: $(cat /tmp/squat1)"
 wait_for 10 grep -q ready /tmp/squat2 || fail "the port squatter did not start: $(cat /tmp/squat2)"
 echo 'XDPONG_IFACE_OPTS="--metrics-listen 127.0.0.1:9435"' >/etc/default/xdpong.eth1
 systemctl start xdpong@eth1 || fail "systemctl start xdpong@eth1 with the squatters there"
@@ -424,7 +437,8 @@ ping_ok 10.77.0.2
 xdpong status eth1 --json >/tmp/status.json || fail "xdpong status eth1 with the squatters there"
 owner=$(jq -r '.interfaces[0].owner.pid' /tmp/status.json)
 [ "$owner" = "$(prop xdpong@eth1 MainPID)" ] ||
-	fail "status names pid $owner as the owner, the service is $(prop xdpong@eth1 MainPID) (squatters $sq1, $sq2)"
+	fail "status names pid $owner as the owner, the service is $(prop \
+		xdpong@eth1 MainPID) (squatters $sq1, $sq2)"
 kill "$sq2"
 wait "$sq2" 2>/dev/null
 healthz()
@@ -444,15 +458,18 @@ step "share"
 # A drop-in adds CAP_SYS_ADMIN, as xdpong(8) says: then xdpong attaches in
 # libxdp's dispatcher, where others can join it.
 mkdir -p /etc/systemd/system/xdpong@eth1.service.d
-printf '[Service]\nCapabilityBoundingSet=CAP_SYS_ADMIN\n' >/etc/systemd/system/xdpong@eth1.service.d/share.conf
+printf '[Service]\nCapabilityBoundingSet=CAP_SYS_ADMIN\n' \
+	>/etc/systemd/system/xdpong@eth1.service.d/share.conf
 systemctl daemon-reload
 systemctl start xdpong@eth1 || fail "systemctl start xdpong@eth1 with CAP_SYS_ADMIN added"
 capbnd=$(sed -n 's/^CapBnd:[[:space:]]*//p' "/proc/$(prop xdpong@eth1 MainPID)/status")
-[ "$capbnd" = 000000c000201000 ] || fail "bounding set $capbnd with the drop-in, expected the unit's and CAP_SYS_ADMIN"
+[ "$capbnd" = 000000c000201000 ] ||
+	fail "bounding set $capbnd with the drop-in, expected the unit's and CAP_SYS_ADMIN"
 ping_ok 10.77.0.2
 xdpong status eth1 --json >/tmp/status.json || fail "xdpong status eth1 with CAP_SYS_ADMIN added"
 [ "$(jq -r '.interfaces[0].dispatcher' /tmp/status.json)" = true ] ||
-	fail "not in libxdp's dispatcher with CAP_SYS_ADMIN: $(jq -c '.interfaces[0] | {mode, dispatcher}' /tmp/status.json)"
+	fail "not in libxdp's dispatcher with CAP_SYS_ADMIN: $(jq -c \
+		'.interfaces[0] | {mode, dispatcher}' /tmp/status.json)"
 echo "   with the drop-in: $(jq -c '.interfaces[0] | {prog_id, mode, dispatcher}' /tmp/status.json)"
 systemctl stop xdpong@eth1 || fail "systemctl stop xdpong@eth1 with CAP_SYS_ADMIN added"
 no_xdp eth1
@@ -480,7 +497,8 @@ cat >"$conf" <<-EOF
 EOF
 systemctl start xdpong || fail "systemctl start xdpong"
 for a in 10.77.0.2 fd77::2 10.78.0.2 fd78::2; do ping_ok "$a"; done
-grep -q '^xdpong_up{device="va"} 1$' "$prom" || fail "no metrics in $prom: $(head -n 5 "$prom" 2>&1)"
+grep -q '^xdpong_up{device="va"} 1$' "$prom" ||
+	fail "no metrics in $prom: $(head -n 5 "$prom" 2>&1)"
 http_get 127.0.0.1 9435 /healthz | grep -q '^HTTP/1\.[01] 200 ' ||
 	fail "/healthz on 127.0.0.1: $(http_get 127.0.0.1 9435 /healthz 2>&1)"
 "${PEER[@]}" bash -c "$(declare -f http_get); http_get 10.77.0.2 9435 /healthz" >/dev/null 2>&1 &&
@@ -489,7 +507,8 @@ ping_none 192.0.2.7
 pid=$(prop xdpong MainPID)
 printf 'addr = 192.0.2.0/24\n' >>"$conf"
 systemctl reload xdpong || fail "systemctl reload xdpong after adding a prefix to va"
-wait_for 10 "${PEER[@]}" ping -c 1 -W 1 192.0.2.7 || fail "the new prefix is not answered after the reload"
+wait_for 10 "${PEER[@]}" ping -c 1 -W 1 192.0.2.7 ||
+	fail "the new prefix is not answered after the reload"
 [ "$(prop xdpong MainPID)" = "$pid" ] || fail "reload changed the main pid"
 printf 'no-such-key = 1\n' >>"$conf"
 systemctl reload xdpong 2>/dev/null && fail "a reload with an invalid file succeeded"
@@ -508,7 +527,8 @@ DEBIAN_FRONTEND=noninteractive apt-get remove -y -q xdpong >/tmp/remove.log 2>&1
 	fail "apt remove: $(tail -n 20 /tmp/remove.log)"
 systemctl is-active -q xdpong@eth1 && fail "xdpong@eth1 still active after remove"
 no_xdp eth1
-[ -z "$(ls -A /sys/fs/bpf/xdpong 2>/dev/null)" ] || fail "pins left after remove: $(ls -R /sys/fs/bpf/xdpong)"
+[ -z "$(ls -A /sys/fs/bpf/xdpong 2>/dev/null)" ] ||
+	fail "pins left after remove: $(ls -R /sys/fs/bpf/xdpong)"
 kernel_echo 0
 ping_ok 10.77.0.2
 [ -e "$conf" ] || fail "remove took the configuration (only purge may)"
@@ -539,20 +559,23 @@ ping_none 10.77.0.2
 # WatchdogSec, then the restart (RestartSec=1s) and the attach, under TCG.
 wait_for $((${wd%s} + 30)) restarted_from "$pid" || fail "no restart within $wd + 30 s"
 journalctl -b -u xdpong@eth1 --no-pager | grep -qi 'watchdog timeout' ||
-	fail "the restart was not the watchdog's: $(journalctl -b -u xdpong@eth1 --no-pager | tail -n 10)"
+	fail "the restart was not the watchdog's: $(journalctl -b -u xdpong@eth1 --no-pager |
+		tail -n 10)"
 wait_for 30 xdpong status eth1 || fail "not attached again after the watchdog restart"
 ping_ok 10.77.0.2
 xdpong status eth1 --json >/tmp/status.json
 [ "$(jq -r '.interfaces[0].maps.stats' /tmp/status.json)" = \
 	"$(bpftool map show pinned /sys/fs/bpf/xdpong/eth1/stats -j 2>/dev/null | jq -r .id)" ] ||
-	fail "the restarted service's maps are not the pinned ones: $(ls /sys/fs/bpf/xdpong/eth1 2>&1)"
+	fail "the restarted service's maps are not the pinned ones: $(ls \
+		/sys/fs/bpf/xdpong/eth1 2>&1)"
 passed
 
 step "remove after the watchdog"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q xdpong >/tmp/remove.log 2>&1 ||
 	fail "apt purge: $(tail -n 20 /tmp/remove.log)"
 no_xdp eth1
-[ -z "$(ls -A /sys/fs/bpf/xdpong 2>/dev/null)" ] || fail "pins left after purge: $(ls -R /sys/fs/bpf/xdpong)"
+[ -z "$(ls -A /sys/fs/bpf/xdpong 2>/dev/null)" ] ||
+	fail "pins left after purge: $(ls -R /sys/fs/bpf/xdpong)"
 ls -d /sys/fs/bpf/xdp/dispatch-* >/dev/null 2>&1 && fail "libxdp's pins left: $(ls /sys/fs/bpf/xdp)"
 passed
 
