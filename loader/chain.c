@@ -211,44 +211,6 @@ void chain_anchor_free(struct attachment *a)
 	a->anchor = NULL;
 }
 
-/* Without CAP_SYS_ADMIN libxdp cannot be used at all (it reads the
- * program's BTF by id): the program alone, through netlink. */
-static int attach_alone(const struct attachment *lv, int mode)
-{
-	return bpf_xdp_attach(lv->li.ifindex, lv->prog_fd,
-			      XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flag(mode), NULL) ? -errno : 0;
-}
-
-int chain_attach(struct attachment *lv, int mode)
-{
-	int e;
-
-	if (!privs_by_id)
-		return attach_alone(lv, mode);
-
-	if (!lv->prog) {
-		lv->prog = xdp_program__from_fd(lv->prog_fd);
-		e = libxdp_get_error(lv->prog);
-		if (e) {
-			lv->prog = NULL;
-			return e;
-		}
-	}
-	return xdp_program__attach(lv->prog, lv->li.ifindex, mode, 0);
-}
-
-int chain_detach_id(int ifindex, __u32 prog_id, int mode)
-{
-	struct xdp_program *p = xdp_program__from_id(prog_id);
-	int e = libxdp_get_error(p);
-
-	if (e)
-		return e;
-	e = xdp_program__detach(p, ifindex, mode, 0);
-	xdp_program__close(p);
-	return e;
-}
-
 int chain_active_set(int fd, __u64 gen)
 {
 	__u32 key = 0;
@@ -288,7 +250,7 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	if (protocol && (e = chain_active_set(fd, old_gen)))
 		return log_error("%s: cannot write the chain's active word: %s", lv->li.name,
 				 strerror(-e));
-	e = chain_attach(lv, mode);
+	e = hook_attach(lv, mode);
 	if (e)
 		return log_error("%s: cannot add xdpong to the dispatcher next to program id %u: %s",
 				 lv->li.name, old->prog_id, strerror(-e));
@@ -320,7 +282,7 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	for (int i = 0; i < c.n; i++) {
 		if (!c.p[i].xdpong || c.p[i].id == pi.id)
 			continue;
-		e = chain_detach_id(lv->li.ifindex, c.p[i].id, mode);
+		e = hook_detach_id(lv->li.ifindex, c.p[i].id, mode);
 		if (e)
 			log_note("%s: cannot remove program id %u from the dispatcher (%s): it stays, passing every frame on",
 				 lv->li.name, c.p[i].id, strerror(-e));

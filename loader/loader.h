@@ -428,14 +428,8 @@ int chain_run_config_add(struct bpf_object *obj, unsigned int priority);
 int chain_prepare(struct attachment *lv, unsigned int priority);
 /* After load: the anchor is no longer needed. */
 void chain_anchor_free(struct attachment *a);
-/* Hand the loaded program to libxdp: an extension joins the dispatcher on
- * the interface, or starts one; an XDP program is attached alone. 0,
- * -errno (unsaid). */
-int chain_attach(struct attachment *lv, int mode);
 /* Set the chain's active word (map fd): which generation acts, 0 all. */
 int chain_active_set(int fd, __u64 gen);
-/* Take program prog_id out of the chain (or off the interface). */
-int chain_detach_id(int ifindex, __u32 prog_id, int mode);
 struct takeover;
 /* Take over from old inside the chain: lv joins next to it, the active
  * word moves from old_gen to new_gen (0 for either: the two share no
@@ -495,7 +489,17 @@ int txwatch_count(const struct attachment *a);
 /* The count in a txfail map, summed over CPUs. 0, or -errno. */
 int txwatch_read(int fd, __u64 *tx_failed);
 
-/* ---- load.c: bringing xdpong up and down ---- */
+/* ---- hook.c: the XDP hook, by program ---- */
+/* Hand the loaded program to libxdp: an extension joins the dispatcher on
+ * the interface, or starts one; an XDP program is attached alone (without
+ * CAP_SYS_ADMIN: through netlink). 0, -errno (unsaid). */
+int hook_attach(struct attachment *lv, int mode);
+/* Take program prog_id off ifindex, out of the dispatcher if it is in
+ * one (without CAP_SYS_ADMIN: what is attached in mode). 0, -errno. */
+int hook_detach_id(int ifindex, __u32 prog_id, int mode);
+
+/* ---- load.c (and bringup.h's checks.c, hook.c, report.c): bringing
+ * xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,
  * pin its maps; a holds it. 0 or -1 (error printed, nothing left). */
 int load_up(const char *ifname, const struct opts *o, struct attachment *lv);
