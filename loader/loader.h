@@ -4,7 +4,7 @@
  * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c,
  * config.c; main.c dispatches to them) call into these; these never call
  * a subcommand. Reading order, from the bottom up, as the sections below
- * (log.h, prefix.h, nlsock.h, opts.h and probe.h first): netlink, privs, owner,
+ * (log.h, lib/prefix.h, lib/parse.h, opts.h and probe.h first): netlink, privs, owner,
  * layout, pins, attachment, bss, addrmap, counters, output, prom,
  * chain, leftover, takeover, txwatch, load, then the service's: conffile,
  * service, http.
@@ -21,6 +21,7 @@
 #include "xdpong_names.h"
 #include "log.h"
 #include "prefix.h"
+#include "parse.h"
 #include "opts.h"
 
 #define PIN_ROOT "/sys/fs/bpf/xdpong"

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "prefix.h"
+#include "parse.h"
 
 /* The subcommands, as bits: an option lists the commands that take it. */
 enum cmd_id {

@@ -632,7 +632,7 @@ static int args_parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'a':
 			if (o->cfg.n_addrs >= MAX_PREFIXES ||
-			    pkt_prefix_parse(optarg, &o->ours[o->cfg.n_addrs].prefix)) {
+			    prefix_parse(optarg, &o->ours[o->cfg.n_addrs].prefix)) {
 				fprintf(stderr, "pong-hex: invalid prefix '%s' (expected ADDR or ADDR/LEN)\n",
 					optarg);
 				return EXIT_USAGE;

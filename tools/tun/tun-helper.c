@@ -478,7 +478,7 @@ static int parse_ms(const char *opt, const char *arg, int *out)
 /* What main's phases share besides the helper: the command line, and what
  * setup made, so that the teardown removes that and nothing else. */
 struct run {
-	struct pkt_prefix addrs[MAX_ADDRS];
+	struct prefix addrs[MAX_ADDRS];
 	int n_addrs;
 	const char *dir, *report;
 	char cmd_path[4096], resp_path[4096], name[IFNAMSIZ];
@@ -515,7 +515,7 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 			break;
 		case 'a':
 			if (r->n_addrs >= MAX_ADDRS || !strchr(optarg, '/') ||
-			    pkt_prefix_parse(optarg, &r->addrs[r->n_addrs])) {
+			    prefix_parse(optarg, &r->addrs[r->n_addrs])) {
 				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected ADDR/LEN, e.g. 172.16.0.1/24)\n",
 					optarg);
 				return 2;
@@ -611,7 +611,7 @@ static int tun_setup(struct helper *h, struct run *r)
 
 		if (e && e != -EEXIST) {
 			fprintf(stderr, "tun-helper: cannot add %s to %s: %s\n",
-				pkt_prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name,
+				prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name,
 				strerror(-e));
 			return -1;
 		}

@@ -104,7 +104,7 @@ static void addrs_load(struct stack *s, bool say)
 	fprintf(stderr, "tun-stack: %s:", s->ifname);
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, " %s (%s)",
-			pkt_prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
+			prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
 			s->addrs[i].origin == UP_ADDR_NOT_OURS ? "the kernel's" :
 			s->addrs[i].origin == XDPONG_ADDR_BROADCAST ? "broadcast" : "ours");
 	fprintf(stderr, "\n");
@@ -199,7 +199,7 @@ static int args_parse(int argc, char **argv, struct stack *s)
 			break;
 		case 'a':
 			if (s->cfg.n_addrs >= MAX_PREFIXES ||
-			    pkt_prefix_parse(optarg, &s->addrs[s->cfg.n_addrs].prefix)) {
+			    prefix_parse(optarg, &s->addrs[s->cfg.n_addrs].prefix)) {
 				fprintf(stderr, "tun-stack: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %d)\n",
 					optarg, MAX_PREFIXES);
 				return 2;

@@ -22,7 +22,7 @@ uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *
 
 		/* Longest prefix wins, as in the kernel's LPM trie. */
 		if ((int)a->prefix.len > best &&
-		    pkt_prefix_match(&a->prefix, 1, family, addr)) {
+		    prefix_match(&a->prefix, 1, family == 4 ? AF_INET : AF_INET6, addr)) {
 			best = (int)a->prefix.len;
 			origin = a->origin;
 		}

@@ -26,7 +26,7 @@
  */
 #define UP_ADDR_NOT_OURS 0x100
 struct up_addr {
-	struct pkt_prefix prefix;
+	struct prefix prefix;
 	uint32_t origin;
 };
 
