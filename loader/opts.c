@@ -132,17 +132,33 @@ static int parse_rate(const char *text, unsigned long long *pps,
 	return parse_u64(colon + 1, 1, RATE_MAX, burst);
 }
 
+/* --mode's words: the first of each mode is its name (opts_mode_name);
+ * drv and generic are ip-link's. */
+static const struct {
+	const char *word;
+	enum opts_mode mode;
+} mode_words[] = {
+	{ "auto", MODE_AUTO }, { "native", MODE_NATIVE }, { "skb", MODE_SKB },
+	{ "drv", MODE_NATIVE }, { "generic", MODE_SKB },
+};
+
+const char *opts_mode_name(enum opts_mode mode)
+{
+	for (size_t i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++)
+		if (mode_words[i].mode == mode)
+			return mode_words[i].word;
+	return "auto";
+}
+
 static int parse_mode(const char *text, enum opts_mode *mode)
 {
-	if (!strcmp(text, "auto"))
-		*mode = MODE_AUTO;
-	else if (!strcmp(text, "native") || !strcmp(text, "drv"))
-		*mode = MODE_NATIVE;
-	else if (!strcmp(text, "skb") || !strcmp(text, "generic"))
-		*mode = MODE_SKB;
-	else
-		return -1;
-	return 0;
+	for (size_t i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++) {
+		if (!strcmp(text, mode_words[i].word)) {
+			*mode = mode_words[i].mode;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* The option's value in o, and its second one. */

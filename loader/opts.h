@@ -94,6 +94,8 @@ enum opts_mode {
 	MODE_NATIVE,
 	MODE_SKB,
 };
+/* "auto", "native", "skb": --mode's word for it. */
+const char *opts_mode_name(enum opts_mode mode);
 
 /* Every option's value, whichever command is parsed. */
 struct opts {

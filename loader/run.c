@@ -51,8 +51,7 @@ static int timer_open(double interval)
 static void print_sample(const struct attachment *a, const struct snapshot *prev,
 			 const struct snapshot *cur, bool json, __u32 sample_every)
 {
-	double dt = (cur->mono.tv_sec - prev->mono.tv_sec) +
-		    (cur->mono.tv_nsec - prev->mono.tv_nsec) / 1e9;
+	double dt = seconds_between(&prev->mono, &cur->mono);
 
 	if (dt <= 0)
 		return;
@@ -76,6 +75,16 @@ struct settings {
 	bool print_stats;
 	struct config *cfg;
 };
+
+/* With global in force: samples printed only for --interval, and the
+ * metrics file written every 15 s where no interval is asked for
+ * (node_exporter's scrape pace, more or less). */
+static void settings_interval(struct settings *st)
+{
+	st->print_stats = st->global.interval > 0;
+	if (st->global.metrics_file && !st->global.interval)
+		st->global.interval = 15;
+}
 
 /*
  * SIGHUP in config mode: read the file again; if it is valid, apply the
@@ -113,9 +122,7 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 	ml->addr = c->global.metrics_listen; /* the old config's string goes below */
 	service_apply(svc, c);
 	st->global = c->global;
-	st->print_stats = st->global.interval > 0;
-	if (st->global.metrics_file && !st->global.interval)
-		st->global.interval = 15;
+	settings_interval(st);
 	/* The old config's strings go now that nothing points into them. */
 	config_free(st->cfg);
 	free(st->cfg);
@@ -200,13 +207,11 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 		snprintf(c->ifaces[0].name, IF_NAMESIZE, "%s", cli->args[0]);
 		c->ifaces[0].o = *cli;
 	}
-	st->print_stats = st->global.interval > 0;
-	if (st->global.json && !st->print_stats) {
+	if (st->global.json && !st->global.interval) {
 		log_error("--json needs --interval (it prints the samples as JSON lines)");
 		return EXIT_USAGE;
 	}
-	if ((st->global.metrics_file) && !st->global.interval)
-		st->global.interval = 15; /* node_exporter's scrape pace, more or less */
+	settings_interval(st);
 	return 0;
 }
 
