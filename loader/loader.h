@@ -4,10 +4,22 @@
  * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c,
  * config.c; main.c dispatches to them) call into these; these never call
  * a subcommand. Reading order, from the bottom up, as the sections below
- * (log.h, lib/prefix.h, lib/parse.h, opts.h and probe.h first): netlink, privs, owner,
- * layout, pins, attachment, bss, addrmap, counters, output, prom,
- * chain, leftover, takeover, txwatch, load, then the service's: conffile,
- * service, http.
+ * (log.h, lib/prefix.h, lib/parse.h, opts.h and probe.h first): netlink,
+ * privs, btfstore, owner, layout, pins, attachment, bss, addrmap,
+ * counters, output, prom, chain, leftover, takeover, txwatch, hook, load
+ * (bringup.h: its checks.c, hook.c and report.c), then the service's:
+ * conffile, service, http, listen.
+ *
+ * Returns, as each prototype says in these words:
+ *   "0 or -errno"  (also "0, -errno"): the error is not said; the caller
+ *                  words it. fds and counts likewise: >= 0, or -errno.
+ *   "0 or -1"      the error is said already (log_error, on stderr):
+ *                  the caller only stops. "said" or "error printed" in a
+ *                  comment mean the same.
+ *   "0, -1 or 1"   bringup.h's phases: 1 is "libxdp's dispatcher cannot
+ *                  be had here", and load_up tries alone.
+ *   bool           a question answered; nothing said.
+ *   NULL           with errno set, unless the comment says "said".
  */
 #ifndef XDPONG_LOADER_H
 #define XDPONG_LOADER_H
@@ -23,6 +35,17 @@
 #include "prefix.h"
 #include "parse.h"
 #include "opts.h"
+
+/* libbpf's and the skeleton's types, by pointer only. */
+struct bpf_object;
+struct bpf_map;
+struct bpf_link;
+struct btf;
+struct xdp_program;
+struct xdpong_bpf;
+struct xdpong_bpf__rodata;
+struct anchor_bpf;
+struct json_object;
 
 #define PIN_ROOT "/sys/fs/bpf/xdpong"
 #define BPFFS_ROOT "/sys/fs/bpf"
@@ -102,8 +125,6 @@ int require_privileges(enum privs_need need);
 
 /* ---- btfstore.c: the BTF of loaded objects, for readers without
  * CAP_SYS_ADMIN ---- */
-struct bpf_object;
-struct btf;
 struct attachment;
 /* Keep obj's BTF (loaded) under the kernel's id for it. 0 or -errno. */
 int btfstore_save(const struct bpf_object *obj, int ifindex);
@@ -149,8 +170,6 @@ struct layout {
 	int n; /* 0: no BTF names (shape only) */
 	struct layout_field f[LAYOUT_MAX_FIELDS];
 };
-struct bpf_object;
-struct bpf_map;
 /* A loaded map's layout (the kernel's BTF), or a skeleton map's. 0, -errno. */
 int layout_of_fd(int map_fd, struct layout *l);
 int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct layout *l);
@@ -223,8 +242,6 @@ int pins_release(const char *ifname, __u32 stats_map_id);
 int pins_prepare(const char *ifname, __u32 stats_map_id);
 
 /* ---- attachment.c: one attached xdpong, found or loaded ---- */
-struct xdpong_bpf;
-struct xdp_program;
 struct attachment {
 	struct link_info li;
 	__u32 prog_id;     /* xdpong's program id */
@@ -280,7 +297,6 @@ bool map_optional(int map);
  * stay zero, the rest are read); -errno.
  */
 int map_read_own(const struct attachment *a, int map, void *out, size_t size);
-struct xdpong_bpf__rodata;
 int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro);
 
 /* ---- bss.c: the .bss map, one field at a time ---- */
@@ -359,7 +375,6 @@ int snapshot_read(const struct attachment *a, struct snapshot *s);
 double seconds_between(const struct timespec *a, const struct timespec *b);
 
 /* ---- output.c: JSON, through json-c ---- */
-struct json_object;
 /* Print o as one line on f and free it. 0, or -1 if f failed. */
 int json_print(FILE *f, struct json_object *o);
 /* The stats object: counters, histogram, and rates since prev if given. */
@@ -420,7 +435,6 @@ bool chain_possible_bpffs(void);
 bool chain_refused(int err);
 /* A fresh nonzero generation for cfg_gen (the chain's active word). */
 __u64 chain_new_gen(void);
-struct bpf_object;
 /* xdp-tools' run configuration (priority, XDP_PASS goes on), added to the
  * object's BTF between open and load, where libxdp reads it. 0, -errno. */
 int chain_run_config_add(struct bpf_object *obj, unsigned int priority);
@@ -461,8 +475,6 @@ struct takeover {
 	void *copied[MAP_COUNT];
 	int ncpu[MAP_COUNT];
 };
-struct xdpong_bpf;
-struct bpf_map;
 /* The skeleton's map for an enum xdpong_map_id. */
 struct bpf_map *skel_map(struct xdpong_bpf *skel, int m);
 /* Before load: reuse the old maps whose layout matches this build's. */
