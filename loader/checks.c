@@ -28,17 +28,23 @@ int check_veth_peer(const struct link_info *li, bool explicit_native,
 	ret = link_get_peer(li, &peer);
 	if (ret) {
 		if (verbose)
-			log_note("%s: cannot inspect the veth peer (%s); assuming it runs native XDP",
+			log_note("%s: cannot inspect the veth peer (%s); assuming it runs native "
+				 "XDP",
 			     li->name, strerror(-ret));
 		return 0;
 	}
 	if (peer.xdp_drv_prog_id)
 		return 0;
 	if (explicit_native)
-		return log_error("%s is a veth whose peer %s (ifindex %d%s) has no native XDP program: in native mode the replies (XDP_TX) would be dropped silently. Load a native XDP program on the peer first, e.g. 'xdpong attach %s --mode native --no-iface-addrs' (answers for nothing, passes everything), or use --mode skb",
+		return log_error("%s is a veth whose peer %s (ifindex %d%s) has no native XDP "
+				 "program: in native mode the replies (XDP_TX) would be dropped "
+				 "silently. Load a native XDP program on the peer first, e.g. "
+				 "'xdpong attach %s --mode native --no-iface-addrs' (answers for "
+				 "nothing, passes everything), or use --mode skb",
 			   li->name, peer.name, peer.ifindex,
 			   li->link_netnsid >= 0 ? " in another netns" : "", peer.name);
-	log_note("%s: veth peer %s has no native XDP program, so native XDP_TX would be dropped: using skb mode",
+	log_note("%s: veth peer %s has no native XDP program, so native XDP_TX would be dropped: "
+		 "using skb mode",
 	     li->name, peer.name);
 	*use_skb = true;
 	return 0;
@@ -61,7 +67,9 @@ int may_take(const struct link_info *li, const struct attachment *old, bool have
 			localtime_r(&who.since, &tm);
 			strftime(since, sizeof(since), ", running since %F %T", &tm);
 		}
-		return log_error("%s is owned by 'xdpong run' (pid %d%s; program id %u): stop that first (systemctl stop, or kill %d); --force does not take a live run's interface",
+		return log_error("%s is owned by 'xdpong run' (pid %d%s; program id %u): stop that "
+				 "first (systemctl stop, or kill %d); --force does not take a live "
+				 "run's interface",
 				 li->name, who.pid, since, old->prog_id, who.pid);
 	}
 	return 0;
@@ -80,12 +88,14 @@ int kernel_check(const struct link_info *li, const struct opts *o)
 		enum feature f = needed[i];
 
 		if (!feature_have(f))
-			return log_error("Linux %s cannot run xdpong: it lacks %s (Linux %s and later have it): %s",
+			return log_error("Linux %s cannot run xdpong: it lacks %s (Linux %s and "
+					 "later have it): %s",
 					 kernel_release(), feature_info[f].what,
 					 feature_info[f].since, feature_why(f));
 	}
 	if ((o->rate_pps || o->global_pps) && !feature_have(FEAT_CMPXCHG))
-		return log_error("%s: --rate-limit and --global-limit need %s, which Linux %s lacks (Linux %s and later have it): %s",
+		return log_error("%s: --rate-limit and --global-limit need %s, which Linux %s "
+				 "lacks (Linux %s and later have it): %s",
 				 li->name, feature_info[FEAT_CMPXCHG].what, kernel_release(),
 				 feature_info[FEAT_CMPXCHG].since, feature_why(FEAT_CMPXCHG));
 	return 0;
@@ -129,14 +139,22 @@ int foreign_check(const struct bringup *b)
 		return 0;
 	others_list(&b->chain, others, sizeof(others));
 	if (!privs_by_id)
-		return log_error("%s already has an XDP program (id %u), which xdpong can neither identify without CAP_SYS_ADMIN (no xdpong pins name it) nor share the interface with (%s). --force replaces it",
+		return log_error("%s already has an XDP program (id %u), which xdpong can neither "
+				 "identify without CAP_SYS_ADMIN (no xdpong pins name it) nor "
+				 "share the interface with (%s). --force replaces it",
 				 name, b->foreign, b->alone_why);
 	if (b->chain.dispatcher)
-		return log_error("%s runs %s through libxdp's dispatcher, but xdpong cannot join it here: %s. --force replaces them all",
+		return log_error("%s runs %s through libxdp's dispatcher, but xdpong cannot join "
+				 "it here: %s. --force replaces them all",
 				 name, others, b->alone_why);
 	if (b->share)
-		return log_error("%s already has an XDP program, %s, attached alone rather than through libxdp's dispatcher, so it cannot share the interface. --force replaces it; loaded with xdp-loader or another libxdp tool, it would share %s with xdpong",
+		return log_error("%s already has an XDP program, %s, attached alone rather than "
+				 "through libxdp's dispatcher, so it cannot share the interface. "
+				 "--force replaces it; loaded with xdp-loader or another libxdp "
+				 "tool, it would share %s with xdpong",
 				 name, others, name);
-	return log_error("%s already has an XDP program, %s, and xdpong cannot share the interface with it: %s. --force replaces it; a kernel that allows libxdp's dispatcher (Debian 12's and 13's do) lets them share",
+	return log_error("%s already has an XDP program, %s, and xdpong cannot share the interface "
+			 "with it: %s. --force replaces it; a kernel that allows libxdp's "
+			 "dispatcher (Debian 12's and 13's do) lets them share",
 			 name, others, b->alone_why);
 }

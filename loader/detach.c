@@ -15,7 +15,8 @@ static void detach_stale(const struct link_info *li, int mode)
 		return;
 	for (int i = 0; i < c.n; i++)
 		if (c.p[i].xdpong && !hook_detach_id(li->ifindex, c.p[i].id, mode))
-			log_note("%s: also removed program id %u, an xdpong a killed takeover left in the dispatcher",
+			log_note("%s: also removed program id %u, an xdpong a killed takeover left "
+				 "in the dispatcher",
 				 li->name, c.p[i].id);
 }
 
@@ -52,7 +53,8 @@ static int detach_main(const struct opts *o)
 			log_error("%s has XDP program id %u, which is not xdpong; not touching it",
 				  li.name, other);
 		else
-			log_error("%s: xdpong is not attached here ('xdpong status' shows where it is)",
+			log_error("%s: xdpong is not attached here ('xdpong status' shows where it "
+				  "is)",
 				  li.name);
 		return 1;
 	}
@@ -77,7 +79,9 @@ static int detach_main(const struct opts *o)
 		log_error("failed to detach xdpong (program id %u) from %s: %s%s", a.prog_id,
 			  li.name, strerror(-ret),
 			  a.dispatcher && !chain_possible_bpffs() ?
-			  " (it is in libxdp's dispatcher, whose links are pins in a bpffs this command cannot see: run it through 'nsenter --net=/run/netns/NAME' rather than 'ip netns exec')" :
+			  " (it is in libxdp's dispatcher, whose links are pins in a bpffs this "
+			  "command cannot see: run it through 'nsenter --net=/run/netns/NAME' "
+			  "rather than 'ip netns exec')" :
 			  "");
 		return 1;
 	}

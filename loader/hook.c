@@ -101,7 +101,8 @@ const char *attach_hint(int e, enum xdp_attach_mode mode)
 	if (e == ERANGE)
 		return " (the MTU is too large for XDP on this driver)";
 	if (e == E2BIG || e == EACCES)
-		return " (the kernel's verifier rejected the program; 'xdpong -vv attach ...' prints its log)";
+		return " (the kernel's verifier rejected the program; 'xdpong -vv attach ...' "
+		       "prints its log)";
 	return "";
 }
 
@@ -138,7 +139,8 @@ int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode)
 	 * id): hook_attach attaches it alone through netlink. */
 	e = privs_by_id ? prog_handle(lv) : 0;
 	if (e)
-		return log_error("%s: cannot hand the program to libxdp: %s", li->name, strerror(-e));
+		return log_error("%s: cannot hand the program to libxdp: %s", li->name,
+				 strerror(-e));
 	e = attach_auto(lv, mode);
 	if (e)
 		return log_error("failed to attach to %s in %s mode: %s%s", li->name,
@@ -170,7 +172,8 @@ int attach_replace(struct attachment *lv, const struct attachment *old,
 					 li->name, strerror(errno), attach_hint(errno, *mode));
 		return 0;
 	}
-	log_note("%s: %s: the old program (id %u) is detached before the new one attaches, so pings in between go to the kernel",
+	log_note("%s: %s: the old program (id %u) is detached before the new one attaches, so "
+		 "pings in between go to the kernel",
 		 li->name, old->dispatcher ? "attached through libxdp's dispatcher" :
 					     "changing mode", old->prog_id);
 	e = hook_detach_id(li->ifindex, old->prog_id, old->xdp_mode);

@@ -46,26 +46,33 @@ static int up_inspect(struct bringup *b, const char *ifname)
 	if (require_privileges(PRIVS_ATTACH) || iface_lookup(ifname, li))
 		return -1;
 	if (li->type == ARPHRD_LOOPBACK)
-		return log_error("%s: xdpong does not attach to loopback: pings to local addresses never cross a driver, and the kernel answers them itself",
+		return log_error("%s: xdpong does not attach to loopback: pings to local addresses "
+				 "never cross a driver, and the kernel answers them itself",
 				 li->name);
 	if (li->type != ARPHRD_ETHER && li->type != ARPHRD_NONE)
 		return log_error("%s: link type %u is not supported (Ethernet, TAP and TUN are)",
 				 li->name, li->type);
 	/* Without CAP_SYS_ADMIN its pins are how xdpong finds itself again. */
 	if (!privs_by_id && !bpffs_here())
-		return log_error("%s: there is no bpffs at %s for xdpong's pins, and without CAP_SYS_ADMIN xdpong neither mounts one nor could find itself again without them (under 'ip netns exec' each command has a /sys of its own: use 'nsenter --net=/run/netns/NAME', or mount one: mount -t bpf bpf %s)",
+		return log_error("%s: there is no bpffs at %s for xdpong's pins, and without "
+				 "CAP_SYS_ADMIN xdpong neither mounts one nor could find itself "
+				 "again without them (under 'ip netns exec' each command has a "
+				 "/sys of its own: use 'nsenter --net=/run/netns/NAME', or mount "
+				 "one: mount -t bpf bpf %s)",
 				 li->name, BPFFS_ROOT, BPFFS_ROOT);
 	e = attachment_find(li->ifindex, &b->old, &b->foreign);
 	if (e == -ENOPKG) /* no pins to tell (no CAP_SYS_ADMIN): a stranger */
 		e = -ENOENT;
 	if (e && e != -ENOENT)
-		return log_error("cannot inspect the XDP program on %s: %s", li->name, strerror(-e));
+		return log_error("cannot inspect the XDP program on %s: %s", li->name,
+				 strerror(-e));
 	b->have_old = !e;
 	if (!b->have_old && !b->foreign)
 		b->foreign = li->xdp_prog_id;
 	e = chain_query(li->ifindex, &b->chain);
 	if (e)
-		return log_error("cannot inspect the XDP programs on %s: %s", li->name, strerror(-e));
+		return log_error("cannot inspect the XDP programs on %s: %s", li->name,
+				 strerror(-e));
 	return may_take(li, &b->old, b->have_old);
 }
 
@@ -81,7 +88,9 @@ static int up_choose_way(struct bringup *b)
 	bool possible;
 
 	if (!privs_by_id && b->have_old && b->old.dispatcher)
-		return log_error("%s: xdpong (program id %u) runs in libxdp's dispatcher: taking it over needs CAP_SYS_ADMIN (libxdp finds the dispatcher by program id). Nothing was changed",
+		return log_error("%s: xdpong (program id %u) runs in libxdp's dispatcher: taking "
+				 "it over needs CAP_SYS_ADMIN (libxdp finds the dispatcher by "
+				 "program id). Nothing was changed",
 				 name, b->old.prog_id);
 	/* A lone xdpong is taken over alone: the dispatcher is not asked. */
 	if (b->have_old && !b->old.dispatcher) {
@@ -99,10 +108,13 @@ static int up_choose_way(struct bringup *b)
 		/* Out of the chain and back alone works only where xdpong is all
 		 * the chain holds: else the others keep the dispatcher there. */
 		if (b->chain.n > 1)
-			return log_error("%s: xdpong runs in libxdp's dispatcher with %s, and cannot be taken over inside it here: %s. Nothing was changed",
+			return log_error("%s: xdpong runs in libxdp's dispatcher with %s, and "
+					 "cannot be taken over inside it here: %s. Nothing was "
+					 "changed",
 					 name, others_list(&b->chain, others, sizeof(others))[0] ?
 					 others : "another xdpong", b->alone_why);
-		log_note("%s: the xdpong in libxdp's dispatcher cannot be taken over inside it here: %s",
+		log_note("%s: the xdpong in libxdp's dispatcher cannot be taken over inside it "
+			 "here: %s",
 			 name, b->alone_why);
 	}
 	if (foreign_check(b))
@@ -147,7 +159,8 @@ static int up_open(struct bringup *b)
 
 	lv->skel = xdpong_skel_open();
 	if (!lv->skel)
-		return log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's log)",
+		return log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's "
+				 "log)",
 				 li->name, strerror(errno));
 	/* TUN frames start at the IP header: decided once, not per packet. */
 	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ?
@@ -187,7 +200,8 @@ static int up_load(struct bringup *b)
 		/* Linux 5.10 takes extensions, but its verifier cannot check
 		 * one whose global functions take the context, as xdpong's do. */
 		snprintf(b->alone_why, sizeof(b->alone_why),
-			 "this kernel cannot load xdpong as the extension program libxdp's dispatcher needs (%s; 'xdpong -vv attach' prints the verifier's log)",
+			 "this kernel cannot load xdpong as the extension program libxdp's "
+			 "dispatcher needs (%s; 'xdpong -vv attach' prints the verifier's log)",
 			 strerror(-e));
 		return 1;
 	}
@@ -199,7 +213,8 @@ static int up_load(struct bringup *b)
 	/* For the commands without CAP_SYS_ADMIN, which read the maps by it. */
 	e = btfstore_save(lv->skel->obj, li->ifindex);
 	if (e)
-		log_note("%s: cannot keep the program's BTF in /run/xdpong/btf (%s): commands without CAP_SYS_ADMIN cannot read these maps",
+		log_note("%s: cannot keep the program's BTF in /run/xdpong/btf (%s): commands "
+			 "without CAP_SYS_ADMIN cannot read these maps",
 			 li->name, strerror(-e));
 	/* The MAC, live in .bss (a reused .bss holds the old one). */
 	if (li->type == ARPHRD_ETHER && li->has_mac)
@@ -261,7 +276,8 @@ static int up_attach(struct bringup *b)
 		/* Alone, every xdpong acts (a killed takeover in a chain may
 		 * have left the word naming another). */
 		chain_active_set(lv->map_fd[MAP_ACTIVE], 0);
-		e = b->have_old ? attach_replace(lv, &b->old, &b->mode) : attach_fresh(lv, &b->mode);
+		e = b->have_old ? attach_replace(lv, &b->old, &b->mode) :
+				  attach_fresh(lv, &b->mode);
 		if (!e && b->have_old)
 			takeover_settle(&b->old, lv, &b->tk);
 	}
@@ -283,7 +299,8 @@ static int up_attach(struct bringup *b)
 	}
 	e = self_record(lv);
 	if (e)
-		log_note("%s: cannot write the program's ids into its .bss (%s): commands without CAP_SYS_ADMIN cannot find it",
+		log_note("%s: cannot write the program's ids into its .bss (%s): commands without "
+			 "CAP_SYS_ADMIN cannot find it",
 			 lv->li.name, strerror(-e));
 	return 0;
 }

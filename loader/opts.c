@@ -237,7 +237,8 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 		break;
 	case ARG_LISTEN:
 		if (listen_parse(text, NULL))
-			why = "expected ADDR:PORT, an IP address of this host and a port 1 to 65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
+			why = "expected ADDR:PORT, an IP address of this host and a port 1 to "
+			      "65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
 		else
 			*VALUE(o, d, const char *) = text;
 		break;
@@ -386,7 +387,8 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 const char *opts_conflict(const struct opts *o)
 {
 	if (o->no_iface_addrs && o->host_addrs)
-		return "--host-addrs and --no-iface-addrs contradict each other: the host's addresses include the interface's";
+		return "--host-addrs and --no-iface-addrs contradict each other: the host's "
+		       "addresses include the interface's";
 	return NULL;
 }
 

@@ -59,7 +59,8 @@ static void print_sample(const struct attachment *a, const struct snapshot *prev
 		json_print(stdout, json_stats(a, cur, prev, sample_every));
 		return;
 	}
-	printf("%s: %.0f received/s, %.0f replied/s, %.0f passed/s, %.0f dropped/s (total %llu replied)\n",
+	printf("%s: %.0f received/s, %.0f replied/s, %.0f passed/s, %.0f dropped/s (total %llu "
+	       "replied)\n",
 	       a->li.name, (cur->received - prev->received) / dt,
 	       (cur->outcome[XDPONG_REPLIED] - prev->outcome[XDPONG_REPLIED]) / dt,
 	       (cur->outcome[XDPONG_PASSED] - prev->outcome[XDPONG_PASSED]) / dt,
@@ -111,7 +112,8 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 		struct listener n;
 
 		if (listener_open(&n, c->global.metrics_listen, svc)) {
-			log_error("reload: the new --metrics-listen cannot be had; nothing changed");
+			log_error("reload: the new --metrics-listen cannot be had; "
+				  "nothing changed");
 			config_free(c);
 			free(c);
 			return;
@@ -148,11 +150,13 @@ static void notify_status(const struct service *svc, const struct listener *ml)
 	if (listener_waiting(ml))
 		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", ml->addr);
 	if (svc->n == 1 && svc->v[0].up)
-		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu passed, %llu dropped%s",
+		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu "
+			      "passed, %llu dropped%s",
 			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
 			   wait);
 	else
-		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, %llu dropped%s",
+		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, "
+			      "%llu dropped%s",
 			   up, svc->n, rep, pas, drp, wait);
 }
 
@@ -188,7 +192,8 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 			}
 		}
 		if (cli->n_args) {
-			log_error("unexpected argument '%s': with --config, the interfaces come from the file",
+			log_error("unexpected argument '%s': with --config, the interfaces come "
+				  "from the file",
 				  cli->args[0]);
 			return EXIT_USAGE;
 		}
@@ -199,7 +204,8 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 		st->global = c->global;
 	} else {
 		if (!cli->n_args) {
-			log_error("missing interface (usage: xdpong run IFACE [options] | --config FILE)");
+			log_error("missing interface (usage: xdpong run IFACE [options] | --config "
+				  "FILE)");
 			return EXIT_USAGE;
 		}
 		st->global = *cli;
@@ -259,7 +265,8 @@ static int on_signal_fd(struct loop *l)
 	l->ret = 0;
 	if (si.ssi_signo == SIGUSR1) {
 		/* systemd's RestartKillSignal: a restart, not a stop. */
-		log_note("%s: exiting; the programs stay attached and answering, and the next 'xdpong run' or 'attach' takes them over",
+		log_note("%s: exiting; the programs stay attached and answering, and the next "
+			 "'xdpong run' or 'attach' takes them over",
 			 strsignal(si.ssi_signo));
 		sd_notify(0, "STOPPING=1\nSTATUS=restarting: the programs stay attached");
 		l->keep = true;
@@ -282,7 +289,8 @@ static void on_watchdog(struct loop *l)
 	 * (SIGABRT) leaves no time for it. */
 	if (service_lost(l->svc)) {
 		/* No more pets: systemd restarts us, and the new run attaches. */
-		log_error("a program of this run is no longer attached; not telling the watchdog all is well");
+		log_error("a program of this run is no longer attached; not telling the watchdog "
+			  "all is well");
 		sd_notify(0, "STATUS=a program was detached by someone else");
 		return;
 	}
@@ -399,7 +407,8 @@ static int service_up_all(struct service *svc)
 			/* The command line's one interface: failures other
 			 * than a missing interface were said already. */
 			if (v->missing)
-				log_error("interface '%s' not found in this network namespace (see 'ip link')",
+				log_error("interface '%s' not found in this network namespace (see "
+					  "'ip link')",
 					  v->name);
 			return -1;
 		} else {
@@ -467,7 +476,8 @@ static int run_main(const struct opts *cli)
 		write_metrics(svc, st.global.metrics_file);
 	sd_notifyf(0, "READY=1\nMAINPID=%d", getpid());
 	notify_status(svc, &ml);
-	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits leaving the programs attached for the next run",
+	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits "
+		 "leaving the programs attached for the next run",
 		 getpid(), up, svc->n);
 	ret = run_loop(svc, &st, cli->config, &ml, sig, mon);
 	if (svc->lost_one && !svc->wait_for_ifaces)
@@ -513,7 +523,8 @@ const struct cmd_def cmd_run = {
 		"  xdpong run eth0\n"
 		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
 		"  xdpong run eth0 --interval 1 --json\n"
-		"  xdpong run eth0 --metrics-file /var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
+		"  xdpong run eth0 --metrics-file "
+		"/var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
 		"  xdpong run --config /etc/xdpong/xdpong.conf\n"
 		"  systemctl start xdpong@eth0\n",
 	.run = run_main,

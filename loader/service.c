@@ -59,7 +59,8 @@ int served_up(struct served *v)
 	e = link_get(v->name, 0, &li);
 	v->missing = e == -ENODEV;
 	if (e) {
-		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)" : strerror(-e));
+		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)"
+			: strerror(-e));
 		return -1;
 	}
 	if (v->owner_fd < 0 && served_claim(v, li.ifindex))
@@ -356,7 +357,8 @@ int service_apply(struct service *svc, const struct config *c)
 			struct attachment a;
 
 			if (load_up(v->name, &c->ifaces[k].o, &a)) {
-				log_error("%s: the new settings could not be applied; the old ones stay",
+				log_error("%s: the new settings could not be applied; the old ones "
+					  "stay",
 					  v->name);
 				continue;
 			}
@@ -368,7 +370,8 @@ int service_apply(struct service *svc, const struct config *c)
 						 c->ifaces[k].o.addrs, c->ifaces[k].o.n_addrs);
 
 			if (e)
-				log_error("%s: cannot update the prefixes: %s", v->name, strerror(-e));
+				log_error("%s: cannot update the prefixes: %s", v->name,
+					  strerror(-e));
 		}
 		v->o = c->ifaces[k].o;
 		served_resync(v, true);
@@ -377,7 +380,8 @@ int service_apply(struct service *svc, const struct config *c)
 	svc->n = n;
 	free(next);
 	if (added || removed || changed)
-		log_note("config applied: %d interfaces added, %d removed, %d changed", added, removed,
+		log_note("config applied: %d interfaces added, %d removed, %d changed", added,
+			 removed,
 			 changed);
 	return 0;
 }

@@ -256,8 +256,9 @@ static void print_json(const struct trace_ctx *c, const struct xdpong_trace_even
 	ADD("service_ns", ev->service_ns ? json_object_new_uint64(ev->service_ns) : NULL);
 #undef ADD
 	/* Unflushed: the loop writes each batch at once (json_print flushes). */
-	fprintf(stdout, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(stdout, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -327,7 +328,8 @@ static void report_lost(const struct trace_ctx *c, __u64 lost, __u64 total)
 		json_object_object_add(o, "lost_total", json_object_new_uint64(total));
 		json_print(stdout, o);
 	}
-	log_note("%s: %llu events lost: the ring buffer was full (reader too slow); %llu lost since this trace started",
+	log_note("%s: %llu events lost: the ring buffer was full (reader too slow); %llu lost "
+		 "since this trace started",
 		 c->a->li.name, (unsigned long long)lost, (unsigned long long)total);
 }
 
@@ -351,7 +353,8 @@ static bool still_attached(const struct attachment *a)
 	if (ret)
 		return true; /* cannot tell: keep going */
 	if (!a->dispatcher && li.xdp_prog_id != a->prog_id) {
-		log_error("xdpong (program id %u) is no longer attached to %s; the trace ends (start it again after 'xdpong attach %s')",
+		log_error("xdpong (program id %u) is no longer attached to %s; the trace ends "
+			  "(start it again after 'xdpong attach %s')",
 		    a->prog_id, a->li.name, a->li.name);
 		return false;
 	}
@@ -452,8 +455,8 @@ static int trace_finish(const struct attachment *a, struct bss_access *bss, stru
 	if (locked)
 		unlink(rd->path);
 	if (ret)
-		return log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s --off')",
-				 a->li.name, strerror(-ret), a->li.name);
+		return log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s "
+				 "--off')", a->li.name, strerror(-ret), a->li.name);
 	return 0;
 }
 
@@ -477,13 +480,16 @@ static int trace_main(const struct opts *o)
 	c.a = &a;
 	ret = bss_open(&bss, a.map_fd[MAP_BSS]);
 	if (ret) {
-		log_error("cannot use the .bss map of xdpong on %s: %s%s", a.li.name, strerror(-ret),
-		    ret == -EPROTO ? " (attached by another xdpong version: reattach with this one)" : "");
+		log_error("cannot use the .bss map of xdpong on %s: %s%s", a.li.name,
+			  strerror(-ret),
+			  ret == -EPROTO ?
+			  " (attached by another xdpong version: reattach with this one)" : "");
 		goto out;
 	}
 	ret = readers_enter(&rd, a.prog_id);
 	if (ret)
-		log_note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off when this one ends",
+		log_note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off "
+			 "when this one ends",
 		     a.li.name, TRACE_LOCK_DIR, strerror(-ret), a.li.name);
 	locked = !ret;
 	if (off) {
@@ -492,7 +498,8 @@ static int trace_main(const struct opts *o)
 	}
 
 	if (locked && others_reading(rd.fd))
-		log_note("%s: another trace is running: the two share one ring buffer, so each shows only part of the packets",
+		log_note("%s: another trace is running: the two share one ring buffer, so each "
+			 "shows only part of the packets",
 		     a.li.name);
 	/* Signals first: between here and the flag going off, nothing may kill us. */
 	sigaction(SIGINT, &sa, NULL);
@@ -505,7 +512,8 @@ static int trace_main(const struct opts *o)
 	rb = ring_buffer__new(a.map_fd[MAP_TRACE], on_event, &c, NULL);
 	if (!rb) {
 		ret = -errno;
-		log_error("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv trace %s' shows libbpf's reason)",
+		log_error("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv "
+			  "trace %s' shows libbpf's reason)",
 		    a.li.name, strerror(-ret), a.li.name);
 		goto out_unlock;
 	}

@@ -343,7 +343,8 @@ int main(int argc, char **argv)
 		close(rx);
 	}
 	close(tx);
-	printf("sent=%llu replies=%llu bad_replies=%llu rx_dropped=%u send_errors=%llu seconds=%.3f pps=%.0f start=%.6f last_reply=%.6f\n",
+	printf("sent=%llu replies=%llu bad_replies=%llu rx_dropped=%u send_errors=%llu "
+	       "seconds=%.3f pps=%.0f start=%.6f last_reply=%.6f\n",
 	       c.sent, c.replies, c.bad, pst.tp_drops, c.send_errors, elapsed,
 	       elapsed > 0 ? c.sent / elapsed : 0, t0, c.last_reply);
 	return 0;

@@ -386,7 +386,8 @@ static int echo_mode(int fd)
 			break;
 		}
 	}
-	printf("# %d replies byte-correct, %lu frames written, %d packets of the kernel's own skipped\n",
+	printf("# %d replies byte-correct, %lu frames written, %d packets of the kernel's own "
+	       "skipped\n",
 	       checked, sent, noise);
 
 	for (int r = 0; r < XDPONG_R_MAX; r++)

@@ -389,7 +389,8 @@ static void do_command(struct helper *h, char *line)
 
 static void print_summary(const struct helper *h)
 {
-	fprintf(stderr, "tun-helper: %llu READ (%llu packets, %llu TIMEOUT), %llu WRITE (%llu OK, %llu OK WARN, %llu refused), %llu ERR, %llu answers unread\n",
+	fprintf(stderr, "tun-helper: %llu READ (%llu packets, %llu TIMEOUT), %llu WRITE (%llu OK, "
+			"%llu OK WARN, %llu refused), %llu ERR, %llu answers unread\n",
 		h->reads, h->packets, h->timeouts, h->writes, h->ok, h->warned, h->refused,
 		h->errors, h->unread);
 	tr_print(h->log, stderr, TABLE_ROWS_MAX);
@@ -445,12 +446,14 @@ static int fifo_make(const char *path)
 	if (errno == EEXIST && !lstat(path, &st) && S_ISFIFO(st.st_mode)) {
 		if (st.st_uid == geteuid())
 			return 0;
-		fprintf(stderr, "tun-helper: %s belongs to uid %u, not us: remove it or use --fifo DIR\n",
+		fprintf(stderr, "tun-helper: %s belongs to uid %u, not us: remove it or use --fifo "
+				"DIR\n",
 			path, (unsigned)st.st_uid);
 		return -1;
 	}
 	if (errno == EEXIST)
-		fprintf(stderr, "tun-helper: %s exists and is not a FIFO (a command written before the helper started makes a plain file): remove it\n",
+		fprintf(stderr, "tun-helper: %s exists and is not a FIFO (a command written before "
+				"the helper started makes a plain file): remove it\n",
 			path);
 	else
 		fprintf(stderr, "tun-helper: cannot make FIFO %s: %s\n", path, strerror(errno));
@@ -516,7 +519,8 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 		case 'a':
 			if (r->n_addrs >= MAX_ADDRS || !strchr(optarg, '/') ||
 			    prefix_parse(optarg, &r->addrs[r->n_addrs])) {
-				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected ADDR/LEN, e.g. 172.16.0.1/24)\n",
+				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected "
+						"ADDR/LEN, e.g. 172.16.0.1/24)\n",
 					optarg);
 				return 2;
 			}
@@ -649,7 +653,8 @@ static int fifos_setup(struct helper *h, struct run *r)
 	}
 	/* Two helpers reading one cmd FIFO would split the commands between them. */
 	if (flock(h->cmd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "tun-helper: another tun-helper serves %s (use --fifo DIR for a second one)\n",
+		fprintf(stderr, "tun-helper: another tun-helper serves %s (use --fifo DIR for a "
+				"second one)\n",
 			r->cmd_path);
 		r->made_cmd = r->made_resp = 0; /* theirs now: leave them */
 		return -1;
@@ -746,7 +751,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_REALTIME, &h.started);
-	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d ms%s)\n",
+	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d "
+			"ms%s)\n",
 		r.name, r.cmd_path, r.resp_path, h.timeout_ms, h.strict ? ", --strict" : "");
 
 	ret = serve(&h);

@@ -97,7 +97,8 @@ static void addrs_load(struct stack *s, bool say)
 	if (!say)
 		return;
 	if (!n) {
-		fprintf(stderr, "tun-stack: %s has no addresses yet; answering for its peer and on-link prefixes once it has\n",
+		fprintf(stderr, "tun-stack: %s has no addresses yet; answering for its peer and "
+				"on-link prefixes once it has\n",
 			s->ifname);
 		return;
 	}
@@ -200,7 +201,8 @@ static int args_parse(int argc, char **argv, struct stack *s)
 		case 'a':
 			if (s->cfg.n_addrs >= MAX_PREFIXES ||
 			    prefix_parse(optarg, &s->addrs[s->cfg.n_addrs].prefix)) {
-				fprintf(stderr, "tun-stack: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %d)\n",
+				fprintf(stderr, "tun-stack: invalid prefix '%s' (expected ADDR or "
+						"ADDR/LEN, at most %d)\n",
 					optarg, MAX_PREFIXES);
 				return 2;
 			}
@@ -213,7 +215,8 @@ static int args_parse(int argc, char **argv, struct stack *s)
 			if (optarg && !strcmp(optarg, "json")) {
 				s->json = true;
 			} else if (optarg && strcmp(optarg, "text")) {
-				fprintf(stderr, "tun-stack: invalid --stats format '%s' (text or json)\n",
+				fprintf(stderr, "tun-stack: invalid --stats format '%s' (text or "
+						"json)\n",
 					optarg);
 				return 2;
 			}

@@ -142,7 +142,8 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 		return REASON(drop_truncated);
 	/* The next header first, as in the XDP program. */
 	if (ip[6] != PKT_PROTO_ICMPV6)
-		return xdpong_ipv6_ext_header(ip[6]) ? REASON(pass_ipv6_ext) : REASON(pass_not_icmp);
+		return xdpong_ipv6_ext_header(ip[6]) ? REASON(pass_ipv6_ext) :
+						       REASON(pass_not_icmp);
 	if (ip[0] >> 4 != 6)
 		return REASON(drop_bad_version);
 	plen = pkt_get_be16(ip + 4);
