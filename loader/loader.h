@@ -8,7 +8,7 @@
  * privs, btfstore, owner, layout, pins, attachment, bss, addrmap,
  * counters, output, prom, chain, leftover, takeover, txwatch, hook, load
  * (bringup.h: its checks.c, hook.c and report.c), then the service's:
- * conffile, service, http, listen.
+ * conffile, service, http, listen; readers (for trace).
  *
  * Returns, as each prototype says in these words:
  *   "0 or -errno"  (also "0, -errno"): the error is not said; the caller
@@ -585,6 +585,11 @@ void service_flush(struct service *svc);
 void service_tick(struct service *svc);
 /* /metrics and the metrics file: every interface, attached or not. */
 int service_prom(struct service *svc, FILE *f);
+/* The metrics file (--metrics-file) rewritten: every interface. */
+void service_write_metrics(struct service *svc, const char *path);
+/* systemd's STATUS= line: what is answered, and busy (the --metrics-listen
+ * address another process holds; NULL if none). */
+void service_notify_status(const struct service *svc, const char *busy);
 /* A new configuration: interfaces added, removed, changed; the rest
  * untouched. 0, -errno. */
 int service_apply(struct service *svc, const struct config *c);
@@ -617,6 +622,27 @@ void listener_retry(struct listener *l, struct service *svc);
 /* Still waiting for the port? */
 bool listener_waiting(const struct listener *l);
 void listener_close(struct listener *l);
+
+/* ---- readers.c: who is tracing a program, across processes ---- */
+#define TRACE_LOCK_DIR "/run/xdpong"
+/*
+ * TRACE_LOCK_DIR/trace-PROGID.lock. OFD locks, released by the kernel when
+ * the process dies: byte 0 is a mutex around switching the flag, byte 1
+ * is read-locked by every running trace.
+ */
+struct readers {
+	int fd;
+	char path[64];
+};
+/* Lock (F_RDLCK, F_WRLCK) or unlock (F_UNLCK) byte start of fd; with
+ * wait, until it can. 0 or -errno. */
+int readers_lock(int fd, short type, long start, bool wait);
+/* True if another open file description holds byte 1 (a live trace). */
+bool readers_others(int fd);
+/* Open the lock file and hold its mutex (byte 0). 0 or -errno. */
+int readers_enter(struct readers *r, __u32 prog_id);
+/* Let the mutex go (the file stays open). */
+void readers_leave(struct readers *r);
 
 /* ---- the subcommands, one file each ---- */
 extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats,

@@ -165,6 +165,27 @@ static int parse_mode(const char *text, enum opts_mode *mode)
 #define VALUE(o, d, type) ((type *)((char *)(o) + (d)->off))
 #define VALUE2(o, d, type) ((type *)((char *)(o) + (d)->off2))
 
+/* One more --addr: -1 with errbuf set when there is no room; *why set
+ * when text is not a prefix. */
+static int add_prefix(const struct opt_def *d, const char *text, struct opts *o,
+		      const char **why, char *errbuf, size_t errlen)
+{
+	struct prefix *p = VALUE(o, d, struct prefix);
+	int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
+
+	if (*n >= room) {
+		snprintf(errbuf, errlen, "too many (at most %d)", room);
+		return -1;
+	}
+	if (prefix_parse(text, &p[*n])) {
+		*why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
+		return 0;
+	}
+	prefix_mask(&p[*n]);
+	(*n)++;
+	return 0;
+}
+
 int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 	    char *errbuf, size_t errlen)
 {
@@ -187,22 +208,10 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 		if (parse_mode(text, VALUE(o, d, enum opts_mode)))
 			why = "expected auto, native or skb";
 		break;
-	case ARG_PREFIX: {
-		struct prefix *p = VALUE(o, d, struct prefix);
-		int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
-
-		if (*n >= room) {
-			snprintf(errbuf, errlen, "too many (at most %d)", room);
+	case ARG_PREFIX:
+		if (add_prefix(d, text, o, &why, errbuf, errlen))
 			return -1;
-		}
-		if (prefix_parse(text, &p[*n])) {
-			why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
-			break;
-		}
-		prefix_mask(&p[*n]);
-		(*n)++;
 		break;
-	}
 	case ARG_UINT:
 		if (parse_u64(text, d->min, d->max, &u)) {
 			if (d->max == ~0ULL)

@@ -131,47 +131,10 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 	st->cfg = c;
 }
 
+/* systemd's STATUS= line, naming the port still waited for. */
 static void notify_status(const struct service *svc, const struct listener *ml)
 {
-	unsigned long long rep = 0, pas = 0, drp = 0;
-	char wait[128] = "";
-	int up = 0;
-
-	for (int i = 0; i < svc->n; i++) {
-		const struct served *v = &svc->v[i];
-
-		if (!v->up || !v->have_stats)
-			continue;
-		up++;
-		rep += v->cur.outcome[XDPONG_REPLIED];
-		pas += v->cur.outcome[XDPONG_PASSED];
-		drp += v->cur.outcome[XDPONG_DROPPED];
-	}
-	if (listener_waiting(ml))
-		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", ml->addr);
-	if (svc->n == 1 && svc->v[0].up)
-		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu "
-			      "passed, %llu dropped%s",
-			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
-			   wait);
-	else
-		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, "
-			      "%llu dropped%s",
-			   up, svc->n, rep, pas, drp, wait);
-}
-
-static void write_metrics(struct service *svc, const char *path)
-{
-	struct prom_iface rows[CONFIG_MAX_IFACES];
-
-	for (int i = 0; i < svc->n; i++) {
-		struct served *v = &svc->v[i];
-		bool ok = v->up && v->have_stats;
-
-		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
-					       .s = ok ? &v->cur : NULL };
-	}
-	prom_update_file(path, rows, svc->n);
+	service_notify_status(svc, listener_waiting(ml) ? ml->addr : NULL);
 }
 
 static void on_event(int ifindex, int ev, void *arg)
@@ -312,7 +275,7 @@ static void on_timer(struct loop *l)
 			print_sample(&svc->v[i].a, &svc->v[i].prev, &svc->v[i].cur,
 				     l->st->global.json, svc->v[i].o.latency_sample);
 	if (l->st->global.metrics_file)
-		write_metrics(svc, l->st->global.metrics_file);
+		service_write_metrics(svc, l->st->global.metrics_file);
 }
 
 /* The descriptors to wait on. */
@@ -465,7 +428,7 @@ static int run_main(const struct opts *cli)
 	/* A metrics file that cannot be written is a configuration error: said
 	 * before anything is attached (the first one says xdpong_up 0). */
 	if (st.global.metrics_file) {
-		write_metrics(svc, st.global.metrics_file);
+		service_write_metrics(svc, st.global.metrics_file);
 		if (access(st.global.metrics_file, F_OK))
 			goto out;
 	}
@@ -473,7 +436,7 @@ static int run_main(const struct opts *cli)
 	if (up < 0)
 		goto out_down;
 	if (st.global.metrics_file)
-		write_metrics(svc, st.global.metrics_file);
+		service_write_metrics(svc, st.global.metrics_file);
 	sd_notifyf(0, "READY=1\nMAINPID=%d", getpid());
 	notify_status(svc, &ml);
 	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits "

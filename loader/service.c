@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 #include "loader.h"
 
 static void set_why(struct served *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -384,4 +385,47 @@ int service_apply(struct service *svc, const struct config *c)
 			 removed,
 			 changed);
 	return 0;
+}
+
+void service_notify_status(const struct service *svc, const char *busy)
+{
+	unsigned long long rep = 0, pas = 0, drp = 0;
+	char wait[128] = "";
+	int up = 0;
+
+	for (int i = 0; i < svc->n; i++) {
+		const struct served *v = &svc->v[i];
+
+		if (!v->up || !v->have_stats)
+			continue;
+		up++;
+		rep += v->cur.outcome[XDPONG_REPLIED];
+		pas += v->cur.outcome[XDPONG_PASSED];
+		drp += v->cur.outcome[XDPONG_DROPPED];
+	}
+	if (busy)
+		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", busy);
+	if (svc->n == 1 && svc->v[0].up)
+		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu "
+			      "passed, %llu dropped%s",
+			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
+			   wait);
+	else
+		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, "
+			      "%llu dropped%s",
+			   up, svc->n, rep, pas, drp, wait);
+}
+
+void service_write_metrics(struct service *svc, const char *path)
+{
+	struct prom_iface rows[CONFIG_MAX_IFACES];
+
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+		bool ok = v->up && v->have_stats;
+
+		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
+					       .s = ok ? &v->cur : NULL };
+	}
+	prom_update_file(path, rows, svc->n);
 }
