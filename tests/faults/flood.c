@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include "cli.h"
 #include "packet.h"
 
 #define BATCH 32
@@ -222,12 +223,8 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet_rx = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(opt, usage);
 		}
 	}
 	pkt_spec_init(&spec, 4, PKT_FRAMING_ETH);

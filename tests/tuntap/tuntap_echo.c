@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "xdpong_names.h"
 #include "hex.h"
 #include "tun.h"
@@ -739,12 +740,8 @@ int main(int argc, char **argv)
 		case 'v':
 			o.verbose++;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

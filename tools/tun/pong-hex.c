@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "xdpong_names.h"
 #include "hex.h"
 #include "userpong.h"
@@ -643,22 +644,12 @@ static int args_parse(int argc, char **argv, struct opts *o)
 			o->reply_only = true;
 			break;
 		case 'a':
-			if (o->cfg.n_addrs >= MAX_PREFIXES ||
-			    prefix_parse(optarg, &o->ours[o->cfg.n_addrs].prefix)) {
-				fprintf(stderr, "pong-hex: invalid prefix '%s' (expected ADDR or "
-						"ADDR/LEN)\n",
-					optarg);
+			if (up_addr_arg("pong-hex", optarg, &o->cfg, o->ours, MAX_PREFIXES))
 				return EXIT_USAGE;
-			}
-			o->ours[o->cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
 			o->cfg.any_dst = false;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	return -1;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include "cli.h"
 #include "hex.h"
 #include "reply_check.h"
 #include "tun.h"
@@ -543,12 +544,8 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 		case 'v':
 			h->verbose++;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	/* An optional argument only binds as --fifo=DIR: take "--fifo DIR" too. */
@@ -589,11 +586,8 @@ static void signals_install(void)
 {
 	struct sigaction sa;
 
+	cli_stop_signals(on_signal); /* a signal ends the wait */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the wait */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

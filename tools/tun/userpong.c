@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpong's echo rules in user space: see userpong.h. */
+#include <stdio.h>
 #include <string.h>
 
 #include "userpong.h"
@@ -10,6 +11,18 @@ uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 	uint64_t sum = (uint16_t)~csum + (uint16_t)~m + (uint64_t)m_new;
 
 	return (uint16_t)~pkt_csum_fold(sum);
+}
+
+int up_addr_arg(const char *prog, const char *text, struct up_config *cfg,
+		struct up_addr *addrs, size_t max)
+{
+	if (cfg->n_addrs >= max || prefix_parse(text, &addrs[cfg->n_addrs].prefix)) {
+		fprintf(stderr, "%s: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %zu)\n",
+			prog, text, max);
+		return -1;
+	}
+	addrs[cfg->n_addrs++].origin = XDPONG_ADDR_OPERATOR;
+	return 0;
 }
 
 uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *addr)
