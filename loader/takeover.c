@@ -7,7 +7,7 @@
  * trace carry on in the very same maps. A map whose layout differs (an
  * upgrade from another build) is created anew and its contents are copied
  * over field by field, by name (layout.c), before the new program is
- * attached. The replace itself is atomic (load.c). The limits' per-CPU
+ * attached. The replace itself is atomic (hook.c). The limits' per-CPU
  * state (xdpong_rlcpu: each CPU's clock and the cells it holds) is not
  * carried: the new program's CPUs start holding none, which can only
  * answer less, never more. Their shared state is (ratelim, and .bss's

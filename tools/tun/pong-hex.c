@@ -134,6 +134,19 @@ static uint16_t show_fold_complement(uint64_t sum, size_t words)
  * RFC 1624 eqn 3 for one changed word, shown; returns HC'. all_zero: the
  * reply's data is all zero, where RFC 1071 asks for 0xffff.
  */
+/* RFC 1071 over an ICMP message, its checksum field (bytes 2-3) as 0,
+ * shown step by step: the checksum it should carry. */
+static uint16_t show_icmp_sum(const uint8_t *icmp, size_t icmp_len)
+{
+	size_t words = 0;
+	uint64_t sum;
+
+	printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
+	       icmp_len);
+	sum = show_words("words", icmp, icmp_len, 2, &words);
+	return show_fold_complement(sum, words);
+}
+
 static uint16_t show_incremental(const char *what, uint16_t hc, uint16_t m,
 				 uint16_t m_new, bool all_zero)
 {
@@ -287,11 +300,7 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 
 	zero = !rep[1] && pkt_csum_partial(icmp + 4, icmp_len - 4, 0) == 0 && !icmp[0];
 	printf("\nICMP checksum (type 8 -> 0)\n");
-	printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
-	       icmp_len);
-	words = 0;
-	sum = show_words("words", icmp, icmp_len, 2, &words);
-	scratch = show_fold_complement(sum, words);
+	scratch = show_icmp_sum(icmp, icmp_len);
 	if (zero)
 		printf("    (all-zero message: the sum is +0, its complement 0xffff)\n");
 	incr = show_incremental("type|code", pkt_get_be16(req_icmp + 2), pkt_get_be16(req_icmp),
@@ -370,11 +379,7 @@ static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
 		size_t icmp_len = res->ip_len - (size_t)(rep[0] & 15) * 4;
 
 		printf("\n  ICMP checksum\n");
-		printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
-		       icmp_len);
-		words = 0;
-		sum = show_words("words", icmp, icmp_len, 2, &words);
-		worked = show_fold_complement(sum, words);
+		worked = show_icmp_sum(icmp, icmp_len);
 		agree &= show_verdict16(worked, res->icmp_csum, res->icmp_csum_want,
 					res->icmp_csum_right);
 	}
