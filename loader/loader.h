@@ -14,8 +14,8 @@
  *   "0 or -errno"  (also "0, -errno"): the error is not said; the caller
  *                  words it. fds and counts likewise: >= 0, or -errno.
  *   "0 or -1"      the error is said already (log_error, on stderr):
- *                  the caller only stops. "said" or "error printed" in a
- *                  comment mean the same.
+ *                  the caller only stops ("said" in a comment).
+ *   "-errno (said)" the exception, where the caller goes on without it.
  *   "0, -1 or 1"   bringup.h's phases: 1 is "libxdp's dispatcher cannot
  *                  be had here", and load_up tries alone.
  *   bool           a question answered; nothing said.
@@ -212,7 +212,7 @@ extern const char *const map_pin_names[MAP_COUNT];
 void pin_link_path(const char *ifname, int i, char *buf, size_t size);
 /* Directory the maps of ifname are pinned in. */
 void pin_dir(const char *ifname, char *buf, size_t size);
-/* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
+/* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (said). */
 int bpffs_ensure(void);
 /* Whether a bpffs is mounted at BPFFS_ROOT. */
 bool bpffs_here(void);
@@ -222,7 +222,7 @@ extern bool bpffs_mounted_here;
 int pins_remove(const char *ifname);
 /* Is the pinned map at path used by any loaded program (a live attach)? */
 bool pinned_map_in_use(const char *path);
-/* Pin every map (fds by enum xdpong_map_id). 0 or -1 (error printed). */
+/* Pin every map (fds by enum xdpong_map_id). 0 or -1 (said). */
 int pins_create(const char *ifname, const int map_fd[MAP_COUNT]);
 /* Does ifname's pinned stats map have this id (the pins are the live ones)? */
 bool pins_match(const char *ifname, __u32 stats_map_id);
@@ -238,7 +238,7 @@ int pins_open(const char *ifname, int map_fd[MAP_COUNT], __u32 map_id[MAP_COUNT]
 int pins_release(const char *ifname, __u32 stats_map_id);
 /* Remove ifname's pins unless they are its live program's (stats_map_id)
  * or another live xdpong's (an interface of the same name in another
- * netns: refused). 0 or -1 (error printed). */
+ * netns: refused). 0 or -1 (said). */
 int pins_prepare(const char *ifname, __u32 stats_map_id);
 
 /* ---- attachment.c: one attached xdpong, found or loaded ---- */
@@ -514,7 +514,7 @@ int hook_detach_id(int ifindex, __u32 prog_id, int mode);
 /* ---- load.c (and bringup.h's checks.c, hook.c, report.c): bringing
  * xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,
- * pin its maps; a holds it. 0 or -1 (error printed, nothing left). */
+ * pin its maps; a holds it. 0 or -1 (said; nothing left). */
 int load_up(const char *ifname, const struct opts *o, struct attachment *lv);
 /* Close; with detach, also detach and remove the pins. */
 void load_down(struct attachment *lv, bool detach);
