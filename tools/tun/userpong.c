@@ -17,7 +17,8 @@ int up_addr_arg(const char *prog, const char *text, struct up_config *cfg,
 		struct up_addr *addrs, size_t max)
 {
 	if (cfg->n_addrs >= max || prefix_parse(text, &addrs[cfg->n_addrs].prefix)) {
-		fprintf(stderr, "%s: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %zu)\n",
+		fprintf(stderr,
+			"%s: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %zu)\n",
 			prog, text, max);
 		return -1;
 	}
