@@ -42,10 +42,13 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
+# lib/lib.mk first: the loader's link rule and the fragments name its archive.
+include lib/lib.mk
+
 LOADER_SRCS := $(wildcard loader/*.c)
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
 # debian/changelog: the version (XDPONG_VERSION) is compiled in.
-LOADER_HDRS := $(wildcard loader/*.h include/*.h) $(BUILD)/xdpong.skel.h \
+LOADER_HDRS := $(wildcard loader/*.h) $(LIB_HDRS) $(BUILD)/xdpong.skel.h \
 	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h debian/changelog
 
 .DELETE_ON_ERROR:
@@ -110,9 +113,9 @@ $(BUILD)/anchor.skel.h: $(BUILD)/anchor.bpf.o
 
 $(BUILD)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(BUILD)/loader
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
-$(BUILD)/xdpong: $(LOADER_OBJS)
+$(BUILD)/xdpong: $(LOADER_OBJS) $(XDPONG_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -167,8 +170,6 @@ uninstall:
 		$(DESTDIR)$(BASHCOMPDIR)/xdpong $(DESTDIR)$(UNITDIR)/xdpong@.service \
 		$(DESTDIR)$(UNITDIR)/xdpong.service $(DESTDIR)$(EXAMPLEDIR)/xdpong.conf
 
-# lib/lib.mk first: the other fragments name its archive in their rules.
-include lib/lib.mk
 -include $(wildcard tests/*.mk tools/*.mk tools/*/*.mk)
 
 all: $(BUILD)/xdpong $(BUILD)/man/xdpong.8 $(TOOL_BINS)

@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
-# lib/: the code tools/ and tests/ share, included by the Makefile before
-# their fragments. Both link $(XDPONG_LIB) and compile with $(LIB_CFLAGS);
-# lib/ depends on neither of them (tools/README.md). It takes two files of
-# the loader's, which depend on nothing: its prefix parser (loader/prefix.c)
-# and its rtnetlink socket (loader/nlsock.c), so that there is one of each.
+# lib/: the code the loader, tools/ and tests/ share, included by the
+# Makefile before the loader's link rule and the fragments. All of them
+# link $(XDPONG_LIB) and compile with $(LIB_CFLAGS); lib/ depends on none of
+# them (tools/README.md): prefixes (prefix.c), numbers (parse.c), the
+# rtnetlink socket (nlsock.c), packets and their checks, helpers.
 
 LIB_SRCS    := $(wildcard lib/*.c)
-LIB_OBJS    := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS)) $(BUILD)/lib/prefix.o $(BUILD)/lib/nlsock.o
-LIB_HDRS    := $(wildcard lib/*.h include/*.h) loader/prefix.h loader/nlsock.h
+LIB_OBJS    := $(patsubst lib/%.c,$(BUILD)/lib/%.o,$(LIB_SRCS))
+LIB_HDRS    := $(wildcard lib/*.h include/*.h)
 LIB_CFLAGS  := -Ilib
 XDPONG_LIB  := $(BUILD)/lib/libxdpong.a
 
@@ -17,10 +17,6 @@ $(BUILD)/lib:
 $(BUILD)/lib/%.o: lib/%.c $(LIB_HDRS) | $(BUILD)/lib
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
-
-$(BUILD)/lib/prefix.o $(BUILD)/lib/nlsock.o: $(BUILD)/lib/%.o: loader/%.c loader/%.h | $(BUILD)/lib
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(XDPONG_LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)

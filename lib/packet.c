@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "packet.h"
-#include "../loader/prefix.h" /* the one prefix parser: see pkt_prefix_parse */
 
 /* ---- RFC 1071 Internet checksum ---- */
 
@@ -319,54 +318,4 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 	if (s->truncate && s->truncate < len)
 		len = s->truncate;
 	return len;
-}
-
-/* ---- Address prefixes ---- */
-
-bool pkt_prefix_match(const struct pkt_prefix *p, size_t n, int family,
-		      const uint8_t *addr)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned int bits = p[i].len, full = bits / 8;
-
-		if (p[i].family != family || bits > (family == 4 ? 32u : 128u))
-			continue;
-		if (memcmp(p[i].addr, addr, full))
-			continue;
-		if (bits % 8) {
-			uint8_t mask = (uint8_t)(0xff << (8 - bits % 8));
-
-			if ((p[i].addr[full] & mask) != (addr[full] & mask))
-				continue;
-		}
-		return true;
-	}
-	return false;
-}
-
-/*
- * The loader's parser (loader/prefix.c), so that the tools, the tests and
- * the product read a prefix by one rule (docs/input-rules.md); only the
- * family's code differs: 4 or 6 here, as in the IP header.
- */
-int pkt_prefix_parse(const char *text, struct pkt_prefix *p)
-{
-	struct prefix q;
-
-	memset(p, 0, sizeof(*p));
-	if (prefix_parse(text, &q))
-		return -1;
-	p->family = q.family == AF_INET ? 4 : 6;
-	p->len = q.len;
-	memcpy(p->addr, q.addr, sizeof(p->addr));
-	return 0;
-}
-
-const char *pkt_prefix_str(const struct pkt_prefix *p, char *buf, size_t size)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	inet_ntop(p->family == 4 ? AF_INET : AF_INET6, p->addr, a, sizeof(a));
-	snprintf(buf, size, "%s/%u", a, p->len);
-	return buf;
 }

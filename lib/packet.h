@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "prefix.h" /* the prefixes answered for (tools, tests) */
 
 #define PKT_ETH_HLEN 14
 #define PKT_IP4_HLEN 20 /* without options */
@@ -179,27 +180,5 @@ void pkt_spec_init(struct pkt_spec *s, int family, enum pkt_framing framing);
  * 0 if it does not fit in cap.
  */
 size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap);
-
-/* ---- Address prefixes ---- */
-
-/* An address prefix we answer for: family 4 or 6, network-order bytes. */
-struct pkt_prefix {
-	int family;
-	uint8_t addr[16];
-	unsigned int len;
-};
-
-/* True if addr (family 4 or 6) lies in one of the n prefixes. */
-bool pkt_prefix_match(const struct pkt_prefix *p, size_t n, int family,
-		      const uint8_t *addr);
-
-/*
- * Parse "192.0.2.0/24", "2001:db8::/64" or a bare address (full length).
- * Returns 0, or -1 if text is not a prefix.
- */
-int pkt_prefix_parse(const char *text, struct pkt_prefix *p);
-
-/* "192.0.2.0/24" into buf (64 bytes is enough). */
-const char *pkt_prefix_str(const struct pkt_prefix *p, char *buf, size_t size);
 
 #endif /* XDPONG_LIB_PACKET_H */

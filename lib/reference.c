@@ -69,16 +69,16 @@ static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
 	if (ip4_src_martian(ip + 12))
 		VERDICT(PKT_REF_INVALID, "martian source");
 	/* Linux fib_validate_source: our own address as source (accept_local=0). */
-	if (pkt_prefix_match(cfg->own, cfg->n_own, 4, ip + 12))
+	if (prefix_match(cfg->own, cfg->n_own, AF_INET, ip + 12))
 		VERDICT(PKT_REF_INVALID, "source is one of our own addresses");
 	/* ...or one of our subnet broadcasts (a broadcast route, not unicast) */
-	if (pkt_prefix_match(cfg->broadcast, cfg->n_broadcast, 4, ip + 12))
+	if (prefix_match(cfg->broadcast, cfg->n_broadcast, AF_INET, ip + 12))
 		VERDICT(PKT_REF_INVALID, "source is a subnet broadcast address");
 
 	fragment = (pkt_get_be16(ip + 6) & 0x3fff) != 0; /* MF or an offset */
 	group = (ip[16] & 0xf0) == 0xe0 || ip4_is(ip + 16, 255, 255, 255, 255) ||
-		pkt_prefix_match(cfg->broadcast, cfg->n_broadcast, 4, ip + 16);
-	local = pkt_prefix_match(cfg->local, cfg->n_local, 4, ip + 16);
+		prefix_match(cfg->broadcast, cfg->n_broadcast, AF_INET, ip + 16);
+	local = prefix_match(cfg->local, cfg->n_local, AF_INET, ip + 16);
 	if (!kernel && hl > PKT_IP4_HLEN)
 		kernel = "IPv4 options";
 	if (!kernel && ip[9] != PKT_PROTO_ICMP)
@@ -147,7 +147,7 @@ static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
 		VERDICT(PKT_REF_INVALID, "loopback address on the wire");
 
 	group = dst[0] == 0xff;
-	local = pkt_prefix_match(cfg->local, cfg->n_local, 6, dst);
+	local = prefix_match(cfg->local, cfg->n_local, AF_INET6, dst);
 	if (!kernel && group)
 		kernel = "multicast destination";
 	if (!kernel && ip[6] != PKT_PROTO_ICMPV6)

@@ -18,13 +18,13 @@ struct pkt_ref_config {
 	enum pkt_framing framing;
 	bool check_mac;           /* answer only frames sent to mac */
 	uint8_t mac[6];
-	const struct pkt_prefix *local; /* destinations that are ours */
+	const struct prefix *local; /* destinations that are ours */
 	size_t n_local;
 	/* The host's own IPv4 addresses: Linux drops packets from them */
-	const struct pkt_prefix *own;
+	const struct prefix *own;
 	size_t n_own;
 	/* The host's subnet broadcast addresses: Linux treats them as broadcast */
-	const struct pkt_prefix *broadcast;
+	const struct prefix *broadcast;
 	size_t n_broadcast;
 	size_t max_icmp_len;      /* longer ICMP messages go to the kernel; 0: no limit */
 };

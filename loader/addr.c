@@ -78,7 +78,8 @@ static int addr_main(const struct opts *o)
 			rc = 1;
 		} else if (ret) {
 			log_error("%s: cannot %s %s: %s%s", a.li.name, verb, buf, strerror(-ret),
-				  ret == -ENOSPC ? " (the map holds 1024 prefixes per family)" : "");
+				  ret == -ENOSPC ? " (the map holds 1024 prefixes per family)" :
+						   "");
 			rc = 1;
 		} else {
 			printf("xdpong: %s: %s %s\n", a.li.name,

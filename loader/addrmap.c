@@ -356,7 +356,8 @@ int addr_own_sync(int fd4, int fd6, int bss_fd)
 	ret = bss_set_own(&bss, o.overflow ? NULL : &o.own);
 	bss_close(&bss);
 	if (!ret && o.overflow && verbose)
-		log_note("more than %d IPv4 addresses or broadcasts: the program looks them up in its trie",
+		log_note("more than %d IPv4 addresses or broadcasts: the program looks them up in "
+			 "its trie",
 			 XDPONG_OWN_MAX);
 	return ret == -EPROTO ? 0 : ret;
 }
@@ -383,7 +384,8 @@ static int print_cb(const struct prefix *p, __u32 origin, void *arg)
 		origin == XDPONG_ADDR_IFACE     ? "interface address" :
 		origin == XDPONG_ADDR_BROADCAST ? "subnet broadcast: never answered" :
 		origin == XDPONG_ADDR_CONFIG    ? "configured (--addr, config file)" :
-						  "operator ('xdpong addr add'; kept across restarts)");
+						  "operator ('xdpong addr add'; kept across "
+						  "restarts)");
 	pc->n++;
 	return 0;
 }

@@ -183,7 +183,9 @@ static int find_by_pins(struct attachment *a, __u32 *other_id)
 		return e;
 	e = rodata_read(a, &ro);
 	if (e == -EPERM) {
-		log_error("%s: the layout of xdpong's maps is unknown without CAP_SYS_ADMIN: its loader left no BTF in /run/xdpong/btf (an older build, or a reboot since?)",
+		log_error("%s: the layout of xdpong's maps is unknown without CAP_SYS_ADMIN: its "
+			  "loader left no BTF in /run/xdpong/btf (an older build, or a reboot "
+			  "since?)",
 			  li->name);
 		return -EPERM;
 	}
@@ -199,7 +201,9 @@ static int find_by_pins(struct attachment *a, __u32 *other_id)
 		return e == -EPROTO ? -ENOENT : e;
 	if ((__u32)(ids >> 32) != li->xdp_prog_id) {
 		if ((__u32)ids != (__u32)(ids >> 32) && ids >> 32) {
-			log_error("%s: xdpong (program id %u) was in libxdp's dispatcher, which has changed since: finding it there needs CAP_SYS_ADMIN (libxdp finds a dispatcher by program id)",
+			log_error("%s: xdpong (program id %u) was in libxdp's dispatcher, which "
+				  "has changed since: finding it there needs CAP_SYS_ADMIN (libxdp "
+				  "finds a dispatcher by program id)",
 				  li->name, (__u32)ids);
 			return -EPERM;
 		}
@@ -218,7 +222,10 @@ not_ours:
 
 void attachment_no_pins(const struct link_info *li)
 {
-	log_error("%s: XDP program id %u is attached, and there are no xdpong pins in %s/%s: without CAP_SYS_ADMIN, xdpong knows itself only by its pins (under 'ip netns exec' each command has a /sys of its own: use 'nsenter --net=/run/netns/NAME', or grant CAP_SYS_ADMIN)",
+	log_error("%s: XDP program id %u is attached, and there are no xdpong pins in %s/%s: "
+		  "without CAP_SYS_ADMIN, xdpong knows itself only by its pins (under 'ip netns "
+		  "exec' each command has a /sys of its own: use 'nsenter --net=/run/netns/NAME', "
+		  "or grant CAP_SYS_ADMIN)",
 		  li->name, li->xdp_prog_id, PIN_ROOT, li->name);
 }
 

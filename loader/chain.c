@@ -104,7 +104,8 @@ enum chain_way chain_possible(char *why, size_t size)
 
 	if (!privs_by_id) {
 		snprintf(why, size,
-			 "sharing an interface in libxdp's dispatcher needs CAP_SYS_ADMIN, which this process lacks (libxdp finds the dispatcher by program id)");
+			 "sharing an interface in libxdp's dispatcher needs CAP_SYS_ADMIN, which "
+			 "this process lacks (libxdp finds the dispatcher by program id)");
 		return CHAIN_NO_ADMIN;
 	}
 	if (skip && !strcmp(skip, "1")) {
@@ -119,14 +120,17 @@ enum chain_way chain_possible(char *why, size_t size)
 	 * so xdpong never mounts one for libxdp. */
 	if (!chain_possible_bpffs()) {
 		snprintf(why, size,
-			 "there is no bpffs at %s for libxdp to keep the dispatcher's links in (under 'ip netns exec' each command has its own /sys: enter the namespace with 'nsenter --net=/run/netns/NAME' instead)",
+			 "there is no bpffs at %s for libxdp to keep the dispatcher's links in "
+			 "(under 'ip netns exec' each command has its own /sys: enter the "
+			 "namespace with 'nsenter --net=/run/netns/NAME' instead)",
 			 dir);
 		return CHAIN_NO_BPFFS;
 	}
 	e = ext_probe();
 	if (e) {
 		snprintf(why, size,
-			 "this kernel refuses the extension programs of libxdp's dispatcher (loading one: %s)",
+			 "this kernel refuses the extension programs of libxdp's dispatcher "
+			 "(loading one: %s)",
 			 strerror(-e));
 		return chain_refused(-e) ? CHAIN_REFUSED : CHAIN_ERROR;
 	}
@@ -211,44 +215,6 @@ void chain_anchor_free(struct attachment *a)
 	a->anchor = NULL;
 }
 
-/* Without CAP_SYS_ADMIN libxdp cannot be used at all (it reads the
- * program's BTF by id): the program alone, through netlink. */
-static int attach_alone(const struct attachment *lv, int mode)
-{
-	return bpf_xdp_attach(lv->li.ifindex, lv->prog_fd,
-			      XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flag(mode), NULL) ? -errno : 0;
-}
-
-int chain_attach(struct attachment *lv, int mode)
-{
-	int e;
-
-	if (!privs_by_id)
-		return attach_alone(lv, mode);
-
-	if (!lv->prog) {
-		lv->prog = xdp_program__from_fd(lv->prog_fd);
-		e = libxdp_get_error(lv->prog);
-		if (e) {
-			lv->prog = NULL;
-			return e;
-		}
-	}
-	return xdp_program__attach(lv->prog, lv->li.ifindex, mode, 0);
-}
-
-int chain_detach_id(int ifindex, __u32 prog_id, int mode)
-{
-	struct xdp_program *p = xdp_program__from_id(prog_id);
-	int e = libxdp_get_error(p);
-
-	if (e)
-		return e;
-	e = xdp_program__detach(p, ifindex, mode, 0);
-	xdp_program__close(p);
-	return e;
-}
-
 int chain_active_set(int fd, __u64 gen)
 {
 	__u32 key = 0;
@@ -288,10 +254,10 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	if (protocol && (e = chain_active_set(fd, old_gen)))
 		return log_error("%s: cannot write the chain's active word: %s", lv->li.name,
 				 strerror(-e));
-	e = chain_attach(lv, mode);
+	e = hook_attach(lv, mode);
 	if (e)
-		return log_error("%s: cannot add xdpong to the dispatcher next to program id %u: %s",
-				 lv->li.name, old->prog_id, strerror(-e));
+		return log_error("%s: cannot add xdpong to the dispatcher next to program id "
+				 "%u: %s", lv->li.name, old->prog_id, strerror(-e));
 	/*
 	 * Both are in the chain; the old one acts. From the store of the new
 	 * generation on, the new one does, and the old passes every frame on.
@@ -307,7 +273,8 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	if (protocol && new_runs_first(&c, pi.id, old->prog_id))
 		chain_active_set(fd, 0);
 	if (protocol && (e = chain_active_set(fd, new_gen)))
-		log_note("%s: cannot hand over the chain's active word (%s): both programs act until the old one is removed",
+		log_note("%s: cannot hand over the chain's active word (%s): both programs act "
+			 "until the old one is removed",
 			 lv->li.name, strerror(-e));
 	takeover_settle(old, lv, tk);
 	/* Every other xdpong in the chain goes: the old one, and any a killed
@@ -315,14 +282,16 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	 * stays behind, and the old one's tracepoint links until their pins
 	 * go, stand down. */
 	if (!c.n)
-		log_note("%s: cannot read the dispatcher's programs: program id %u stays in it, passing every frame on",
+		log_note("%s: cannot read the dispatcher's programs: program id %u stays in it, "
+			 "passing every frame on",
 			 lv->li.name, old->prog_id);
 	for (int i = 0; i < c.n; i++) {
 		if (!c.p[i].xdpong || c.p[i].id == pi.id)
 			continue;
-		e = chain_detach_id(lv->li.ifindex, c.p[i].id, mode);
+		e = hook_detach_id(lv->li.ifindex, c.p[i].id, mode);
 		if (e)
-			log_note("%s: cannot remove program id %u from the dispatcher (%s): it stays, passing every frame on",
+			log_note("%s: cannot remove program id %u from the dispatcher (%s): it "
+				 "stays, passing every frame on",
 				 lv->li.name, c.p[i].id, strerror(-e));
 	}
 	return 0;

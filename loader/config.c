@@ -29,7 +29,7 @@ static int config_main(const struct opts *o)
 		const struct opts *io = &c->ifaces[i].o;
 
 		printf("  %-15s mode %s, %d configured prefixes%s%s\n", c->ifaces[i].name,
-		       io->mode == MODE_NATIVE ? "native" : io->mode == MODE_SKB ? "skb" : "auto",
+		       opts_mode_name(io->mode),
 		       io->n_addrs,
 		       io->no_iface_addrs ? ", not its own addresses" :
 		       io->host_addrs ? ", the host's addresses too" : "",

@@ -14,27 +14,10 @@ static void detach_stale(const struct link_info *li, int mode)
 	if (chain_query(li->ifindex, &c))
 		return;
 	for (int i = 0; i < c.n; i++)
-		if (c.p[i].xdpong && !chain_detach_id(li->ifindex, c.p[i].id, mode))
-			log_note("%s: also removed program id %u, an xdpong a killed takeover left in the dispatcher",
+		if (c.p[i].xdpong && !hook_detach_id(li->ifindex, c.p[i].id, mode))
+			log_note("%s: also removed program id %u, an xdpong a killed takeover left "
+				 "in the dispatcher",
 				 li->name, c.p[i].id);
-}
-
-/* xdpong alone or in libxdp's dispatcher; without CAP_SYS_ADMIN it is
- * alone (attachment.c found it by its pins), and the kernel detaches it. */
-static int detach_prog(const struct link_info *li, const struct attachment *a)
-{
-	struct xdp_program *p;
-	int ret;
-
-	if (!privs_by_id)
-		return bpf_xdp_detach(li->ifindex, mode_flag(a->xdp_mode), NULL) ? -errno : 0;
-	p = xdp_program__from_id(a->prog_id);
-	ret = libxdp_get_error(p);
-	if (!ret) {
-		ret = xdp_program__detach(p, li->ifindex, a->xdp_mode, 0);
-		xdp_program__close(p);
-	}
-	return ret;
 }
 
 static int detach_main(const struct opts *o)
@@ -70,7 +53,8 @@ static int detach_main(const struct opts *o)
 			log_error("%s has XDP program id %u, which is not xdpong; not touching it",
 				  li.name, other);
 		else
-			log_error("%s: xdpong is not attached here ('xdpong status' shows where it is)",
+			log_error("%s: xdpong is not attached here ('xdpong status' shows where it "
+				  "is)",
 				  li.name);
 		return 1;
 	}
@@ -78,7 +62,9 @@ static int detach_main(const struct opts *o)
 		log_error("cannot inspect the XDP program on %s: %s", li.name, strerror(-ret));
 		return 1;
 	}
-	ret = detach_prog(&li, &a);
+	/* Without CAP_SYS_ADMIN xdpong is alone (attachment.c found it by its
+	 * pins), and the kernel detaches it. */
+	ret = hook_detach_id(li.ifindex, a.prog_id, a.xdp_mode);
 	/* In a dispatcher, any other xdpong too: one a killed takeover left
 	 * there, stood down. */
 	if (!ret && a.dispatcher)
@@ -93,7 +79,9 @@ static int detach_main(const struct opts *o)
 		log_error("failed to detach xdpong (program id %u) from %s: %s%s", a.prog_id,
 			  li.name, strerror(-ret),
 			  a.dispatcher && !chain_possible_bpffs() ?
-			  " (it is in libxdp's dispatcher, whose links are pins in a bpffs this command cannot see: run it through 'nsenter --net=/run/netns/NAME' rather than 'ip netns exec')" :
+			  " (it is in libxdp's dispatcher, whose links are pins in a bpffs this "
+			  "command cannot see: run it through 'nsenter --net=/run/netns/NAME' "
+			  "rather than 'ip netns exec')" :
 			  "");
 		return 1;
 	}

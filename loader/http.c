@@ -108,10 +108,12 @@ static enum MHD_Result healthz(struct MHD_Connection *c, struct service *svc)
 
 		ok &= up;
 		if (up)
-			fprintf(f, "%s: ok, program id %u, %s mode\n", v->name, v->a.prog_id, v->a.mode);
+			fprintf(f, "%s: ok, program id %u, %s mode\n", v->name, v->a.prog_id,
+				v->a.mode);
 		else
 			fprintf(f, "%s: not attached: %s\n", v->name,
-				v->why[0] ? v->why : v->up ? "the program was detached behind our back" :
+				v->why[0] ? v->why : v->up ? "the program was detached behind our "
+					"back" :
 							      "not attached");
 	}
 	if (!svc->n) {
@@ -321,7 +323,8 @@ static int watch_library(struct http *h)
 
 static unsigned int connections(const struct http *h)
 {
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d,
+							    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 
 	return i ? i->num_connections : 0;
 }
@@ -350,7 +353,8 @@ static int listen_on(const char *addr, struct sockaddr_storage *ss, bool *busy)
 		}
 		return log_error("--metrics-listen %s: %s%s", addr, strerror(e),
 				 e == EADDRNOTAVAIL ? " (not an address of this host)" :
-				 e == EACCES ? " (a port below 1024 needs CAP_NET_BIND_SERVICE)" : "");
+				 e == EACCES ? " (a port below 1024 needs CAP_NET_BIND_SERVICE)" :
+					 "");
 	}
 	return fd;
 }
@@ -384,7 +388,8 @@ struct http *http_start(const char *addr, struct service *svc, bool *busy)
 				MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN_PER_IP,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)HTTP_MAX_CONN_PER_IP,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,

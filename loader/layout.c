@@ -33,7 +33,8 @@ static int fields_of(const struct btf *btf, __u32 type_id, struct layout *l)
 
 			if (btf_member_bitfield_size(t, i) || size < 0)
 				return -EPROTO;
-			snprintf(f->name, sizeof(f->name), "%s", btf__name_by_offset(btf, m->name_off));
+			snprintf(f->name, sizeof(f->name), "%s",
+				 btf__name_by_offset(btf, m->name_off));
 			f->off = btf_member_bit_offset(t, i) / 8;
 			f->size = size;
 			l->n++;
@@ -47,7 +48,8 @@ static int fields_of(const struct btf *btf, __u32 type_id, struct layout *l)
 			const struct btf_type *var = btf__type_by_id(btf, v->type);
 			struct layout_field *f = &l->f[l->n];
 
-			snprintf(f->name, sizeof(f->name), "%s", btf__name_by_offset(btf, var->name_off));
+			snprintf(f->name, sizeof(f->name), "%s",
+				 btf__name_by_offset(btf, var->name_off));
 			f->off = v->offset;
 			f->size = v->size;
 			l->n++;

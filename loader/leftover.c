@@ -376,12 +376,14 @@ int leftovers_release(const char *ifname, int ifindex, __u32 prog_id)
 		snprintf(path, sizeof(path), "%s/%s", root, d[i].name);
 		e = dir_remove(root, d[i].name);
 		if (e) {
-			log_error("%s: cannot remove %s, which libxdp left when its dispatcher (program id %u) was detached by other means: %s",
+			log_error("%s: cannot remove %s, which libxdp left when its dispatcher "
+				  "(program id %u) was detached by other means: %s",
 				  ifname, path, d[i].disp_id, strerror(-e));
 			continue;
 		}
 		removed++;
-		log_note("%s: removed %s, libxdp's pins of dispatcher id %u: it was detached without libxdp, and they kept xdpong program id %u and its maps alive",
+		log_note("%s: removed %s, libxdp's pins of dispatcher id %u: it was detached "
+			 "without libxdp, and they kept xdpong program id %u and its maps alive",
 			 ifname, path, d[i].disp_id, ours[0]);
 		for (int k = 0; k < n_ours; k++)
 			gone[n_gone++] = ours[k];

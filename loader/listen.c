@@ -38,7 +38,8 @@ int listener_open(struct listener *l, const char *addr, struct service *svc)
 	}
 	if (busy) {
 		n.retry_fd = retry_timer();
-		log_error("--metrics-listen %s: %s (another process holds the port); answering pings anyway, /metrics once the port is free (tried every %d s)",
+		log_error("--metrics-listen %s: %s (another process holds the port); answering "
+			  "pings anyway, /metrics once the port is free (tried every %d s)",
 			  addr, strerror(EADDRINUSE), LISTEN_RETRY_S);
 	}
 	*l = n;
@@ -60,7 +61,8 @@ void listener_retry(struct listener *l, struct service *svc)
 	if (l->h)
 		log_note("--metrics-listen %s: listening now", l->addr);
 	else
-		log_error("--metrics-listen %s: no longer tried; /metrics is not served (a reload or restart tries again)",
+		log_error("--metrics-listen %s: no longer tried; /metrics is not served (a reload "
+			  "or restart tries again)",
 			  l->addr);
 }
 

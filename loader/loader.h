@@ -4,10 +4,22 @@
  * (attach.c, detach.c, status.c, stats.c, run.c, addr.c, trace.c,
  * config.c; main.c dispatches to them) call into these; these never call
  * a subcommand. Reading order, from the bottom up, as the sections below
- * (log.h, prefix.h, nlsock.h, opts.h and probe.h first): netlink, privs, owner,
- * layout, pins, attachment, bss, addrmap, counters, output, prom,
- * chain, leftover, takeover, txwatch, load, then the service's: conffile,
- * service, http.
+ * (log.h, lib/prefix.h, lib/parse.h, opts.h and probe.h first): netlink,
+ * privs, btfstore, owner, layout, pins, attachment, bss, addrmap,
+ * counters, output, prom, chain, leftover, takeover, txwatch, hook, load
+ * (bringup.h: its checks.c, hook.c and report.c), then the service's:
+ * conffile, service, http, listen; readers (for trace).
+ *
+ * Returns, as each prototype says in these words:
+ *   "0 or -errno"  (also "0, -errno"): the error is not said; the caller
+ *                  words it. fds and counts likewise: >= 0, or -errno.
+ *   "0 or -1"      the error is said already (log_error, on stderr):
+ *                  the caller only stops ("said" in a comment).
+ *   "-errno (said)" the exception, where the caller goes on without it.
+ *   "0, -1 or 1"   bringup.h's phases: 1 is "libxdp's dispatcher cannot
+ *                  be had here", and load_up tries alone.
+ *   bool           a question answered; nothing said.
+ *   NULL           with errno set, unless the comment says "said".
  */
 #ifndef XDPONG_LOADER_H
 #define XDPONG_LOADER_H
@@ -21,7 +33,19 @@
 #include "xdpong_names.h"
 #include "log.h"
 #include "prefix.h"
+#include "parse.h"
 #include "opts.h"
+
+/* libbpf's and the skeleton's types, by pointer only. */
+struct bpf_object;
+struct bpf_map;
+struct bpf_link;
+struct btf;
+struct xdp_program;
+struct xdpong_bpf;
+struct xdpong_bpf__rodata;
+struct anchor_bpf;
+struct json_object;
 
 #define PIN_ROOT "/sys/fs/bpf/xdpong"
 #define BPFFS_ROOT "/sys/fs/bpf"
@@ -101,8 +125,6 @@ int require_privileges(enum privs_need need);
 
 /* ---- btfstore.c: the BTF of loaded objects, for readers without
  * CAP_SYS_ADMIN ---- */
-struct bpf_object;
-struct btf;
 struct attachment;
 /* Keep obj's BTF (loaded) under the kernel's id for it. 0 or -errno. */
 int btfstore_save(const struct bpf_object *obj, int ifindex);
@@ -148,8 +170,6 @@ struct layout {
 	int n; /* 0: no BTF names (shape only) */
 	struct layout_field f[LAYOUT_MAX_FIELDS];
 };
-struct bpf_object;
-struct bpf_map;
 /* A loaded map's layout (the kernel's BTF), or a skeleton map's. 0, -errno. */
 int layout_of_fd(int map_fd, struct layout *l);
 int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct layout *l);
@@ -192,7 +212,7 @@ extern const char *const map_pin_names[MAP_COUNT];
 void pin_link_path(const char *ifname, int i, char *buf, size_t size);
 /* Directory the maps of ifname are pinned in. */
 void pin_dir(const char *ifname, char *buf, size_t size);
-/* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (error printed). */
+/* Make sure a bpffs is mounted at /sys/fs/bpf. 0 or -1 (said). */
 int bpffs_ensure(void);
 /* Whether a bpffs is mounted at BPFFS_ROOT. */
 bool bpffs_here(void);
@@ -202,7 +222,7 @@ extern bool bpffs_mounted_here;
 int pins_remove(const char *ifname);
 /* Is the pinned map at path used by any loaded program (a live attach)? */
 bool pinned_map_in_use(const char *path);
-/* Pin every map (fds by enum xdpong_map_id). 0 or -1 (error printed). */
+/* Pin every map (fds by enum xdpong_map_id). 0 or -1 (said). */
 int pins_create(const char *ifname, const int map_fd[MAP_COUNT]);
 /* Does ifname's pinned stats map have this id (the pins are the live ones)? */
 bool pins_match(const char *ifname, __u32 stats_map_id);
@@ -218,12 +238,10 @@ int pins_open(const char *ifname, int map_fd[MAP_COUNT], __u32 map_id[MAP_COUNT]
 int pins_release(const char *ifname, __u32 stats_map_id);
 /* Remove ifname's pins unless they are its live program's (stats_map_id)
  * or another live xdpong's (an interface of the same name in another
- * netns: refused). 0 or -1 (error printed). */
+ * netns: refused). 0 or -1 (said). */
 int pins_prepare(const char *ifname, __u32 stats_map_id);
 
 /* ---- attachment.c: one attached xdpong, found or loaded ---- */
-struct xdpong_bpf;
-struct xdp_program;
 struct attachment {
 	struct link_info li;
 	__u32 prog_id;     /* xdpong's program id */
@@ -279,7 +297,6 @@ bool map_optional(int map);
  * stay zero, the rest are read); -errno.
  */
 int map_read_own(const struct attachment *a, int map, void *out, size_t size);
-struct xdpong_bpf__rodata;
 int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro);
 
 /* ---- bss.c: the .bss map, one field at a time ---- */
@@ -358,7 +375,6 @@ int snapshot_read(const struct attachment *a, struct snapshot *s);
 double seconds_between(const struct timespec *a, const struct timespec *b);
 
 /* ---- output.c: JSON, through json-c ---- */
-struct json_object;
 /* Print o as one line on f and free it. 0, or -1 if f failed. */
 int json_print(FILE *f, struct json_object *o);
 /* The stats object: counters, histogram, and rates since prev if given. */
@@ -419,7 +435,6 @@ bool chain_possible_bpffs(void);
 bool chain_refused(int err);
 /* A fresh nonzero generation for cfg_gen (the chain's active word). */
 __u64 chain_new_gen(void);
-struct bpf_object;
 /* xdp-tools' run configuration (priority, XDP_PASS goes on), added to the
  * object's BTF between open and load, where libxdp reads it. 0, -errno. */
 int chain_run_config_add(struct bpf_object *obj, unsigned int priority);
@@ -428,14 +443,8 @@ int chain_run_config_add(struct bpf_object *obj, unsigned int priority);
 int chain_prepare(struct attachment *lv, unsigned int priority);
 /* After load: the anchor is no longer needed. */
 void chain_anchor_free(struct attachment *a);
-/* Hand the loaded program to libxdp: an extension joins the dispatcher on
- * the interface, or starts one; an XDP program is attached alone. 0,
- * -errno (unsaid). */
-int chain_attach(struct attachment *lv, int mode);
 /* Set the chain's active word (map fd): which generation acts, 0 all. */
 int chain_active_set(int fd, __u64 gen);
-/* Take program prog_id out of the chain (or off the interface). */
-int chain_detach_id(int ifindex, __u32 prog_id, int mode);
 struct takeover;
 /* Take over from old inside the chain: lv joins next to it, the active
  * word moves from old_gen to new_gen (0 for either: the two share no
@@ -466,8 +475,6 @@ struct takeover {
 	void *copied[MAP_COUNT];
 	int ncpu[MAP_COUNT];
 };
-struct xdpong_bpf;
-struct bpf_map;
 /* The skeleton's map for an enum xdpong_map_id. */
 struct bpf_map *skel_map(struct xdpong_bpf *skel, int m);
 /* Before load: reuse the old maps whose layout matches this build's. */
@@ -495,9 +502,19 @@ int txwatch_count(const struct attachment *a);
 /* The count in a txfail map, summed over CPUs. 0, or -errno. */
 int txwatch_read(int fd, __u64 *tx_failed);
 
-/* ---- load.c: bringing xdpong up and down ---- */
+/* ---- hook.c: the XDP hook, by program ---- */
+/* Hand the loaded program to libxdp: an extension joins the dispatcher on
+ * the interface, or starts one; an XDP program is attached alone (without
+ * CAP_SYS_ADMIN: through netlink). 0, -errno (unsaid). */
+int hook_attach(struct attachment *lv, int mode);
+/* Take program prog_id off ifindex, out of the dispatcher if it is in
+ * one (without CAP_SYS_ADMIN: what is attached in mode). 0, -errno. */
+int hook_detach_id(int ifindex, __u32 prog_id, int mode);
+
+/* ---- load.c (and bringup.h's checks.c, hook.c, report.c): bringing
+ * xdpong up and down ---- */
 /* Load, configure and attach xdpong as o says, fill its address maps,
- * pin its maps; a holds it. 0 or -1 (error printed, nothing left). */
+ * pin its maps; a holds it. 0 or -1 (said; nothing left). */
 int load_up(const char *ifname, const struct opts *o, struct attachment *lv);
 /* Close; with detach, also detach and remove the pins. */
 void load_down(struct attachment *lv, bool detach);
@@ -568,6 +585,11 @@ void service_flush(struct service *svc);
 void service_tick(struct service *svc);
 /* /metrics and the metrics file: every interface, attached or not. */
 int service_prom(struct service *svc, FILE *f);
+/* The metrics file (--metrics-file) rewritten: every interface. */
+void service_write_metrics(struct service *svc, const char *path);
+/* systemd's STATUS= line: what is answered, and busy (the --metrics-listen
+ * address another process holds; NULL if none). */
+void service_notify_status(const struct service *svc, const char *busy);
 /* A new configuration: interfaces added, removed, changed; the rest
  * untouched. 0, -errno. */
 int service_apply(struct service *svc, const struct config *c);
@@ -600,6 +622,27 @@ void listener_retry(struct listener *l, struct service *svc);
 /* Still waiting for the port? */
 bool listener_waiting(const struct listener *l);
 void listener_close(struct listener *l);
+
+/* ---- readers.c: who is tracing a program, across processes ---- */
+#define TRACE_LOCK_DIR "/run/xdpong"
+/*
+ * TRACE_LOCK_DIR/trace-PROGID.lock. OFD locks, released by the kernel when
+ * the process dies: byte 0 is a mutex around switching the flag, byte 1
+ * is read-locked by every running trace.
+ */
+struct readers {
+	int fd;
+	char path[64];
+};
+/* Lock (F_RDLCK, F_WRLCK) or unlock (F_UNLCK) byte start of fd; with
+ * wait, until it can. 0 or -errno. */
+int readers_lock(int fd, short type, long start, bool wait);
+/* True if another open file description holds byte 1 (a live trace). */
+bool readers_others(int fd);
+/* Open the lock file and hold its mutex (byte 0). 0 or -errno. */
+int readers_enter(struct readers *r, __u32 prog_id);
+/* Let the mutex go (the file stays open). */
+void readers_leave(struct readers *r);
 
 /* ---- the subcommands, one file each ---- */
 extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats,

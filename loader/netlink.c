@@ -363,7 +363,8 @@ int iface_lookup(const char *name, struct link_info *li)
 				 name, IF_NAMESIZE - 1);
 	ret = link_get(name, 0, li);
 	if (ret == -ENODEV)
-		return log_error("interface '%s' not found in this network namespace (see 'ip link')",
+		return log_error("interface '%s' not found in this network namespace (see 'ip "
+				 "link')",
 				 name);
 	if (ret)
 		return log_error("cannot read interface '%s': %s", name, strerror(-ret));

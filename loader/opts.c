@@ -132,22 +132,59 @@ static int parse_rate(const char *text, unsigned long long *pps,
 	return parse_u64(colon + 1, 1, RATE_MAX, burst);
 }
 
+/* --mode's words: the first of each mode is its name (opts_mode_name);
+ * drv and generic are ip-link's. */
+static const struct {
+	const char *word;
+	enum opts_mode mode;
+} mode_words[] = {
+	{ "auto", MODE_AUTO }, { "native", MODE_NATIVE }, { "skb", MODE_SKB },
+	{ "drv", MODE_NATIVE }, { "generic", MODE_SKB },
+};
+
+const char *opts_mode_name(enum opts_mode mode)
+{
+	for (size_t i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++)
+		if (mode_words[i].mode == mode)
+			return mode_words[i].word;
+	return "auto";
+}
+
 static int parse_mode(const char *text, enum opts_mode *mode)
 {
-	if (!strcmp(text, "auto"))
-		*mode = MODE_AUTO;
-	else if (!strcmp(text, "native") || !strcmp(text, "drv"))
-		*mode = MODE_NATIVE;
-	else if (!strcmp(text, "skb") || !strcmp(text, "generic"))
-		*mode = MODE_SKB;
-	else
-		return -1;
-	return 0;
+	for (size_t i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++) {
+		if (!strcmp(text, mode_words[i].word)) {
+			*mode = mode_words[i].mode;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* The option's value in o, and its second one. */
 #define VALUE(o, d, type) ((type *)((char *)(o) + (d)->off))
 #define VALUE2(o, d, type) ((type *)((char *)(o) + (d)->off2))
+
+/* One more --addr: -1 with errbuf set when there is no room; *why set
+ * when text is not a prefix. */
+static int add_prefix(const struct opt_def *d, const char *text, struct opts *o,
+		      const char **why, char *errbuf, size_t errlen)
+{
+	struct prefix *p = VALUE(o, d, struct prefix);
+	int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
+
+	if (*n >= room) {
+		snprintf(errbuf, errlen, "too many (at most %d)", room);
+		return -1;
+	}
+	if (prefix_parse(text, &p[*n])) {
+		*why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
+		return 0;
+	}
+	prefix_mask(&p[*n]);
+	(*n)++;
+	return 0;
+}
 
 int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 	    char *errbuf, size_t errlen)
@@ -171,22 +208,10 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 		if (parse_mode(text, VALUE(o, d, enum opts_mode)))
 			why = "expected auto, native or skb";
 		break;
-	case ARG_PREFIX: {
-		struct prefix *p = VALUE(o, d, struct prefix);
-		int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
-
-		if (*n >= room) {
-			snprintf(errbuf, errlen, "too many (at most %d)", room);
+	case ARG_PREFIX:
+		if (add_prefix(d, text, o, &why, errbuf, errlen))
 			return -1;
-		}
-		if (prefix_parse(text, &p[*n])) {
-			why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
-			break;
-		}
-		prefix_mask(&p[*n]);
-		(*n)++;
 		break;
-	}
 	case ARG_UINT:
 		if (parse_u64(text, d->min, d->max, &u)) {
 			if (d->max == ~0ULL)
@@ -221,7 +246,8 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o,
 		break;
 	case ARG_LISTEN:
 		if (listen_parse(text, NULL))
-			why = "expected ADDR:PORT, an IP address of this host and a port 1 to 65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
+			why = "expected ADDR:PORT, an IP address of this host and a port 1 to "
+			      "65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
 		else
 			*VALUE(o, d, const char *) = text;
 		break;
@@ -370,7 +396,8 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 const char *opts_conflict(const struct opts *o)
 {
 	if (o->no_iface_addrs && o->host_addrs)
-		return "--host-addrs and --no-iface-addrs contradict each other: the host's addresses include the interface's";
+		return "--host-addrs and --no-iface-addrs contradict each other: the host's "
+		       "addresses include the interface's";
 	return NULL;
 }
 

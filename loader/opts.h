@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "prefix.h"
+#include "parse.h"
 
 /* The subcommands, as bits: an option lists the commands that take it. */
 enum cmd_id {
@@ -93,6 +94,8 @@ enum opts_mode {
 	MODE_NATIVE,
 	MODE_SKB,
 };
+/* "auto", "native", "skb": --mode's word for it. */
+const char *opts_mode_name(enum opts_mode mode);
 
 /* Every option's value, whichever command is parsed. */
 struct opts {

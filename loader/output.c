@@ -54,7 +54,8 @@ struct json_object *json_stats(const struct attachment *a, const struct snapshot
 		json_object_object_add(reasons, reason_names[r],
 				       json_object_new_uint64(s->reason[r]));
 	for (int i = 0; i < s->n_extra; i++)
-		json_object_object_add(reasons, s->extra_name[i], json_object_new_uint64(s->extra[i]));
+		json_object_object_add(reasons, s->extra_name[i],
+				       json_object_new_uint64(s->extra[i]));
 	json_object_object_add(o, "reasons", reasons);
 	lat = json_object_new_object();
 	json_object_object_add(lat, "sample_every", json_object_new_uint64(sample_every));

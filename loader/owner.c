@@ -69,7 +69,8 @@ static int dir_check(int fd, const char *path, char *why, size_t len)
 		return why_set(why, len, -EPERM, "%s is owned by uid %u, not %u (remove it)", path,
 			       (unsigned int)st.st_uid, (unsigned int)geteuid());
 	if (st.st_mode & 022)
-		return why_set(why, len, -EPERM, "%s is writable by group or others (mode %04o; chmod 0700 it)",
+		return why_set(why, len, -EPERM, "%s is writable by group or others (mode %04o; "
+						 "chmod 0700 it)",
 			       path, (unsigned int)(st.st_mode & 07777));
 	return 0;
 }

@@ -82,7 +82,8 @@ int bpffs_ensure(void)
 	if (mkdir(BPFFS_ROOT, 0755) && errno != EEXIST)
 		return log_error("cannot create %s: %s", BPFFS_ROOT, strerror(errno));
 	if (mount("bpf", BPFFS_ROOT, "bpf", 0, "mode=0700"))
-		return log_error("no bpffs at %s and mounting one failed: %s (mount one: mount -t bpf bpf %s%s)",
+		return log_error("no bpffs at %s and mounting one failed: %s (mount one: mount -t "
+				 "bpf bpf %s%s)",
 				 BPFFS_ROOT, strerror(errno), BPFFS_ROOT,
 				 errno == EPERM ? "; mounting needs CAP_SYS_ADMIN" : "");
 	bpffs_mounted_here = true;
@@ -243,7 +244,8 @@ int pins_prepare(const char *ifname, __u32 stats_map_id)
 	pin_path(ifname, MAP_STATS, path, sizeof(path));
 	if (!access(path, F_OK) &&
 	    (privs_by_id ? pinned_map_in_use(path) : !pins_stale(ifname)))
-		return log_error("%s holds the maps of another live xdpong (an interface of the same name in another network namespace?): left as they are",
+		return log_error("%s holds the maps of another live xdpong (an interface of the "
+				 "same name in another network namespace?): left as they are",
 				 dir);
 	pins_remove(ifname); /* stale, or partial from a killed attach */
 	return 0;

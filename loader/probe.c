@@ -33,12 +33,15 @@ const struct feature_info feature_info[FEAT_COUNT] = {
 	[FEAT_RINGBUF] = { "ringbuf", "BPF ring buffers (the trace)", "xdpong cannot run",
 			   "5.8" },
 	[FEAT_FRAGS] = { "frags", "multi-buffer XDP (jumbo frames)",
-			 "no native attach above a page-sized MTU; an echo request longer than the first buffer goes to the kernel; trace captures whole 8-byte words",
+			 "no native attach above a page-sized MTU; an echo request longer than the "
+			 "first buffer goes to the kernel; trace captures whole 8-byte words",
 			 "5.18" },
-	[FEAT_CMPXCHG] = { "rate_limits", "BPF atomic compare-and-exchange (the rate limits' state)",
+	[FEAT_CMPXCHG] = { "rate_limits",
+			   "BPF atomic compare-and-exchange (the rate limits' state)",
 			   "--rate-limit and --global-limit are refused", "5.12" },
 	[FEAT_TXWATCH] = { "tx_failures",
-			   "BPF programs on the xdp tracepoints (the count of replies the driver did not send)",
+			   "BPF programs on the xdp tracepoints (the count of replies the driver "
+			   "did not send)",
 			   "tx_failed is not counted", "5.5" },
 };
 
@@ -98,7 +101,8 @@ static bool probe_tracepoint(enum feature f, const struct btf *vmlinux, const ch
 		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, 2, &opts);
 	}
 	if (fd < 0) {
-		snprintf(why[f], sizeof(why[f]), "the kernel refused a program on the tracepoint %s (%s)",
+		snprintf(why[f], sizeof(why[f]), "the kernel refused a program on the tracepoint "
+						 "%s (%s)",
 			 tp, strerror(errno));
 		return false;
 	}
@@ -112,7 +116,8 @@ static bool probe_txwatch(enum feature f)
 	bool ok;
 
 	if (!vmlinux) {
-		snprintf(why[f], sizeof(why[f]), "cannot read the kernel's BTF: %s", strerror(errno));
+		snprintf(why[f], sizeof(why[f]), "cannot read the kernel's BTF: %s",
+			 strerror(errno));
 		return false;
 	}
 	ok = probe_tracepoint(f, vmlinux, "xdp_exception") &&

@@ -166,7 +166,8 @@ static void s_packets(FILE *f, const char *name, const struct prom_row *r)
 
 	for (int k = 0; k < XDPONG_R_MAX; k++) {
 		prom_dev(f, name, r->v->name);
-		fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n", outcome_names[reason_outcomes[k]],
+		fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n",
+			outcome_names[reason_outcomes[k]],
 			reason_names[k], (unsigned long long)s->reason[k]);
 	}
 	for (int k = 0; k < s->n_extra; k++) { /* the attached build's own reasons */
@@ -245,13 +246,16 @@ static const struct prom_family {
 	  "xdpong attached to an interface: program id, XDP mode and framing (value always 1).",
 	  .samples = s_info },
 	{ "xdpong_packets_total", "counter",
-	  "Packets the XDP program decided on, by result (replied, passed, dropped) and reason, since attach.",
+	  "Packets the XDP program decided on, by result (replied, passed, dropped) and reason, "
+	  "since attach.",
 	  .samples = s_packets },
 	{ "xdpong_tx_failed_total", "counter",
-	  "Replies (XDP_TX) the driver did not send, of those counted as replied; replied minus these left the interface.",
+	  "Replies (XDP_TX) the driver did not send, of those counted as replied; replied minus "
+	  "these left the interface.",
 	  .value = v_tx_failed },
 	{ "xdpong_tx_failed_counted", "gauge",
-	  "1 when the XDP_TX failures are being counted (the xdp tracepoints are attached), 0 when the count stands still.",
+	  "1 when the XDP_TX failures are being counted (the xdp tracepoints are attached), 0 when "
+	  "the count stands still.",
 	  .value = v_tx_counted },
 	{ "xdpong_service_time_seconds", "histogram",
 	  "Time from program entry to verdict for the replies that were timed (1 in sample_every).",
@@ -260,7 +264,8 @@ static const struct prom_family {
 	  "One reply in this many is timed for the histogram; 0 means timing is off.",
 	  .value = v_sample_every },
 	{ "xdpong_rate_limit_replies_per_second", "gauge",
-	  "Configured reply rate limit, per source (IPv4 /32, IPv6 /64) or global; 0 means no limit.",
+	  "Configured reply rate limit, per source (IPv4 /32, IPv6 /64) or global; 0 means no "
+	  "limit.",
 	  .samples = s_rate_limits },
 	{ "xdpong_answered_prefixes", "gauge",
 	  "Prefixes in the address maps xdpong answers for, by IP family.",
@@ -269,16 +274,19 @@ static const struct prom_family {
 	  "Trace events dropped because the trace ring buffer was full.",
 	  .value = v_trace_lost },
 	{ "xdpong_dispatcher", "gauge",
-	  "1 when xdpong runs in libxdp's dispatcher, sharing the interface with other XDP programs; 0 when it is attached alone.",
+	  "1 when xdpong runs in libxdp's dispatcher, sharing the interface with other XDP "
+	  "programs; 0 when it is attached alone.",
 	  .value = v_dispatcher },
 	{ "xdpong_chain_priority", "gauge",
-	  "xdpong's run priority in libxdp's dispatcher (lower runs first); absent when attached alone.",
+	  "xdpong's run priority in libxdp's dispatcher (lower runs first); absent when attached "
+	  "alone.",
 	  .samples = s_chain_priority },
 	{ "xdpong_chain_position", "gauge",
 	  "xdpong's place in the order the programs on the interface run, from 1 (1 when alone).",
 	  .samples = s_chain_position },
 	{ "xdpong_chain_program_info", "gauge",
-	  "Every XDP program on the interface, xdpong included, in run order: id, name, priority in the dispatcher (none alone) and position (value always 1).",
+	  "Every XDP program on the interface, xdpong included, in run order: id, name, priority "
+	  "in the dispatcher (none alone) and position (value always 1).",
 	  .samples = s_chain_programs },
 };
 
@@ -395,7 +403,9 @@ int prom_update_file(const char *path, const struct prom_iface *v, int n)
 		log_error("cannot write the metrics file %s: %s%s", path,
 		    strerror(-ret),
 		    ret == -ENOENT ? " (create its directory first)" :
-		    ret == -EACCES || ret == -EROFS ? " (the directory must be writable by xdpong)" : "");
+		    ret == -EACCES || ret == -EROFS ?
+			    " (the directory must be writable by xdpong)" :
+			    "");
 	else if (!ret && last_err)
 		log_note("writing the metrics file %s again", path);
 	last_err = ret;

@@ -51,8 +51,7 @@ static int timer_open(double interval)
 static void print_sample(const struct attachment *a, const struct snapshot *prev,
 			 const struct snapshot *cur, bool json, __u32 sample_every)
 {
-	double dt = (cur->mono.tv_sec - prev->mono.tv_sec) +
-		    (cur->mono.tv_nsec - prev->mono.tv_nsec) / 1e9;
+	double dt = seconds_between(&prev->mono, &cur->mono);
 
 	if (dt <= 0)
 		return;
@@ -60,7 +59,8 @@ static void print_sample(const struct attachment *a, const struct snapshot *prev
 		json_print(stdout, json_stats(a, cur, prev, sample_every));
 		return;
 	}
-	printf("%s: %.0f received/s, %.0f replied/s, %.0f passed/s, %.0f dropped/s (total %llu replied)\n",
+	printf("%s: %.0f received/s, %.0f replied/s, %.0f passed/s, %.0f dropped/s (total %llu "
+	       "replied)\n",
 	       a->li.name, (cur->received - prev->received) / dt,
 	       (cur->outcome[XDPONG_REPLIED] - prev->outcome[XDPONG_REPLIED]) / dt,
 	       (cur->outcome[XDPONG_PASSED] - prev->outcome[XDPONG_PASSED]) / dt,
@@ -76,6 +76,16 @@ struct settings {
 	bool print_stats;
 	struct config *cfg;
 };
+
+/* With global in force: samples printed only for --interval, and the
+ * metrics file written every 15 s where no interval is asked for
+ * (node_exporter's scrape pace, more or less). */
+static void settings_interval(struct settings *st)
+{
+	st->print_stats = st->global.interval > 0;
+	if (st->global.metrics_file && !st->global.interval)
+		st->global.interval = 15;
+}
 
 /*
  * SIGHUP in config mode: read the file again; if it is valid, apply the
@@ -102,7 +112,8 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 		struct listener n;
 
 		if (listener_open(&n, c->global.metrics_listen, svc)) {
-			log_error("reload: the new --metrics-listen cannot be had; nothing changed");
+			log_error("reload: the new --metrics-listen cannot be had; "
+				  "nothing changed");
 			config_free(c);
 			free(c);
 			return;
@@ -113,54 +124,17 @@ static void reload(struct service *svc, struct settings *st, const char *path,
 	ml->addr = c->global.metrics_listen; /* the old config's string goes below */
 	service_apply(svc, c);
 	st->global = c->global;
-	st->print_stats = st->global.interval > 0;
-	if (st->global.metrics_file && !st->global.interval)
-		st->global.interval = 15;
+	settings_interval(st);
 	/* The old config's strings go now that nothing points into them. */
 	config_free(st->cfg);
 	free(st->cfg);
 	st->cfg = c;
 }
 
+/* systemd's STATUS= line, naming the port still waited for. */
 static void notify_status(const struct service *svc, const struct listener *ml)
 {
-	unsigned long long rep = 0, pas = 0, drp = 0;
-	char wait[128] = "";
-	int up = 0;
-
-	for (int i = 0; i < svc->n; i++) {
-		const struct served *v = &svc->v[i];
-
-		if (!v->up || !v->have_stats)
-			continue;
-		up++;
-		rep += v->cur.outcome[XDPONG_REPLIED];
-		pas += v->cur.outcome[XDPONG_PASSED];
-		drp += v->cur.outcome[XDPONG_DROPPED];
-	}
-	if (listener_waiting(ml))
-		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", ml->addr);
-	if (svc->n == 1 && svc->v[0].up)
-		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu passed, %llu dropped%s",
-			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
-			   wait);
-	else
-		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, %llu dropped%s",
-			   up, svc->n, rep, pas, drp, wait);
-}
-
-static void write_metrics(struct service *svc, const char *path)
-{
-	struct prom_iface rows[CONFIG_MAX_IFACES];
-
-	for (int i = 0; i < svc->n; i++) {
-		struct served *v = &svc->v[i];
-		bool ok = v->up && v->have_stats;
-
-		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
-					       .s = ok ? &v->cur : NULL };
-	}
-	prom_update_file(path, rows, svc->n);
+	service_notify_status(svc, listener_waiting(ml) ? ml->addr : NULL);
 }
 
 static void on_event(int ifindex, int ev, void *arg)
@@ -181,7 +155,8 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 			}
 		}
 		if (cli->n_args) {
-			log_error("unexpected argument '%s': with --config, the interfaces come from the file",
+			log_error("unexpected argument '%s': with --config, the interfaces come "
+				  "from the file",
 				  cli->args[0]);
 			return EXIT_USAGE;
 		}
@@ -192,7 +167,8 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 		st->global = c->global;
 	} else {
 		if (!cli->n_args) {
-			log_error("missing interface (usage: xdpong run IFACE [options] | --config FILE)");
+			log_error("missing interface (usage: xdpong run IFACE [options] | --config "
+				  "FILE)");
 			return EXIT_USAGE;
 		}
 		st->global = *cli;
@@ -200,13 +176,11 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 		snprintf(c->ifaces[0].name, IF_NAMESIZE, "%s", cli->args[0]);
 		c->ifaces[0].o = *cli;
 	}
-	st->print_stats = st->global.interval > 0;
-	if (st->global.json && !st->print_stats) {
+	if (st->global.json && !st->global.interval) {
 		log_error("--json needs --interval (it prints the samples as JSON lines)");
 		return EXIT_USAGE;
 	}
-	if ((st->global.metrics_file) && !st->global.interval)
-		st->global.interval = 15; /* node_exporter's scrape pace, more or less */
+	settings_interval(st);
 	return 0;
 }
 
@@ -254,7 +228,8 @@ static int on_signal_fd(struct loop *l)
 	l->ret = 0;
 	if (si.ssi_signo == SIGUSR1) {
 		/* systemd's RestartKillSignal: a restart, not a stop. */
-		log_note("%s: exiting; the programs stay attached and answering, and the next 'xdpong run' or 'attach' takes them over",
+		log_note("%s: exiting; the programs stay attached and answering, and the next "
+			 "'xdpong run' or 'attach' takes them over",
 			 strsignal(si.ssi_signo));
 		sd_notify(0, "STOPPING=1\nSTATUS=restarting: the programs stay attached");
 		l->keep = true;
@@ -277,7 +252,8 @@ static void on_watchdog(struct loop *l)
 	 * (SIGABRT) leaves no time for it. */
 	if (service_lost(l->svc)) {
 		/* No more pets: systemd restarts us, and the new run attaches. */
-		log_error("a program of this run is no longer attached; not telling the watchdog all is well");
+		log_error("a program of this run is no longer attached; not telling the watchdog "
+			  "all is well");
 		sd_notify(0, "STATUS=a program was detached by someone else");
 		return;
 	}
@@ -299,7 +275,7 @@ static void on_timer(struct loop *l)
 			print_sample(&svc->v[i].a, &svc->v[i].prev, &svc->v[i].cur,
 				     l->st->global.json, svc->v[i].o.latency_sample);
 	if (l->st->global.metrics_file)
-		write_metrics(svc, l->st->global.metrics_file);
+		service_write_metrics(svc, l->st->global.metrics_file);
 }
 
 /* The descriptors to wait on. */
@@ -394,7 +370,8 @@ static int service_up_all(struct service *svc)
 			/* The command line's one interface: failures other
 			 * than a missing interface were said already. */
 			if (v->missing)
-				log_error("interface '%s' not found in this network namespace (see 'ip link')",
+				log_error("interface '%s' not found in this network namespace (see "
+					  "'ip link')",
 					  v->name);
 			return -1;
 		} else {
@@ -451,7 +428,7 @@ static int run_main(const struct opts *cli)
 	/* A metrics file that cannot be written is a configuration error: said
 	 * before anything is attached (the first one says xdpong_up 0). */
 	if (st.global.metrics_file) {
-		write_metrics(svc, st.global.metrics_file);
+		service_write_metrics(svc, st.global.metrics_file);
 		if (access(st.global.metrics_file, F_OK))
 			goto out;
 	}
@@ -459,10 +436,11 @@ static int run_main(const struct opts *cli)
 	if (up < 0)
 		goto out_down;
 	if (st.global.metrics_file)
-		write_metrics(svc, st.global.metrics_file);
+		service_write_metrics(svc, st.global.metrics_file);
 	sd_notifyf(0, "READY=1\nMAINPID=%d", getpid());
 	notify_status(svc, &ml);
-	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits leaving the programs attached for the next run",
+	log_note("running (pid %d), %d of %d interfaces attached; SIGTERM detaches, SIGUSR1 exits "
+		 "leaving the programs attached for the next run",
 		 getpid(), up, svc->n);
 	ret = run_loop(svc, &st, cli->config, &ml, sig, mon);
 	if (svc->lost_one && !svc->wait_for_ifaces)
@@ -508,7 +486,8 @@ const struct cmd_def cmd_run = {
 		"  xdpong run eth0\n"
 		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
 		"  xdpong run eth0 --interval 1 --json\n"
-		"  xdpong run eth0 --metrics-file /var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
+		"  xdpong run eth0 --metrics-file "
+		"/var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
 		"  xdpong run --config /etc/xdpong/xdpong.conf\n"
 		"  systemctl start xdpong@eth0\n",
 	.run = run_main,

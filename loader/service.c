@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 #include "loader.h"
 
 static void set_why(struct served *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -59,7 +60,8 @@ int served_up(struct served *v)
 	e = link_get(v->name, 0, &li);
 	v->missing = e == -ENODEV;
 	if (e) {
-		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)" : strerror(-e));
+		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)"
+			: strerror(-e));
 		return -1;
 	}
 	if (v->owner_fd < 0 && served_claim(v, li.ifindex))
@@ -356,7 +358,8 @@ int service_apply(struct service *svc, const struct config *c)
 			struct attachment a;
 
 			if (load_up(v->name, &c->ifaces[k].o, &a)) {
-				log_error("%s: the new settings could not be applied; the old ones stay",
+				log_error("%s: the new settings could not be applied; the old ones "
+					  "stay",
 					  v->name);
 				continue;
 			}
@@ -368,7 +371,8 @@ int service_apply(struct service *svc, const struct config *c)
 						 c->ifaces[k].o.addrs, c->ifaces[k].o.n_addrs);
 
 			if (e)
-				log_error("%s: cannot update the prefixes: %s", v->name, strerror(-e));
+				log_error("%s: cannot update the prefixes: %s", v->name,
+					  strerror(-e));
 		}
 		v->o = c->ifaces[k].o;
 		served_resync(v, true);
@@ -377,7 +381,51 @@ int service_apply(struct service *svc, const struct config *c)
 	svc->n = n;
 	free(next);
 	if (added || removed || changed)
-		log_note("config applied: %d interfaces added, %d removed, %d changed", added, removed,
+		log_note("config applied: %d interfaces added, %d removed, %d changed", added,
+			 removed,
 			 changed);
 	return 0;
+}
+
+void service_notify_status(const struct service *svc, const char *busy)
+{
+	unsigned long long rep = 0, pas = 0, drp = 0;
+	char wait[128] = "";
+	int up = 0;
+
+	for (int i = 0; i < svc->n; i++) {
+		const struct served *v = &svc->v[i];
+
+		if (!v->up || !v->have_stats)
+			continue;
+		up++;
+		rep += v->cur.outcome[XDPONG_REPLIED];
+		pas += v->cur.outcome[XDPONG_PASSED];
+		drp += v->cur.outcome[XDPONG_DROPPED];
+	}
+	if (busy)
+		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", busy);
+	if (svc->n == 1 && svc->v[0].up)
+		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu "
+			      "passed, %llu dropped%s",
+			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
+			   wait);
+	else
+		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, "
+			      "%llu dropped%s",
+			   up, svc->n, rep, pas, drp, wait);
+}
+
+void service_write_metrics(struct service *svc, const char *path)
+{
+	struct prom_iface rows[CONFIG_MAX_IFACES];
+
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+		bool ok = v->up && v->have_stats;
+
+		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
+					       .s = ok ? &v->cur : NULL };
+	}
+	prom_update_file(path, rows, svc->n);
 }

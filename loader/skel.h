@@ -51,8 +51,8 @@ static inline void xdpong_skel_set_frags(struct xdpong_bpf *skel)
 
 	skel->rodata->cfg_frags = frags;
 	if (frags)
-		bpf_program__set_flags(skel->progs.xdpong,
-				       bpf_program__flags(skel->progs.xdpong) | BPF_F_XDP_HAS_FRAGS);
+		bpf_program__set_flags(skel->progs.xdpong, bpf_program__flags(skel->progs.xdpong) |
+								   BPF_F_XDP_HAS_FRAGS);
 }
 
 /*

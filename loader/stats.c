@@ -57,7 +57,8 @@ static void print_text(const struct attachment *a, const struct snapshot *s,
 	if (s->tx_watch != -ENOENT)
 		printf("  %-22s %14llu  of the replied, not sent by the driver%s\n", "tx_failed",
 		       (unsigned long long)s->tx_failed,
-		       s->tx_watch == TXWATCH_LINKS ? "" : " (not being counted: see xdpong status)");
+		       s->tx_watch == TXWATCH_LINKS ? "" :
+						      " (not being counted: see xdpong status)");
 	printf("\n  %-22s %14s  %s\n", "reason", "packets", "meaning");
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
 		if (!s->reason[r] && !all_reasons)
@@ -116,7 +117,8 @@ static int stats_main(const struct opts *o)
 		return EXIT_USAGE;
 	}
 	if (prom && (json || interval)) {
-		log_error("--prometheus prints one sample and takes no --json or INTERVAL (for a file rewritten every interval: xdpong run %s --metrics-file PATH)",
+		log_error("--prometheus prints one sample and takes no --json or INTERVAL (for a "
+			  "file rewritten every interval: xdpong run %s --metrics-file PATH)",
 			  ifname);
 		return EXIT_USAGE;
 	}

@@ -70,7 +70,8 @@ static void owner_text(const struct attachment *a, const struct owner_info *w, i
 		return;
 	}
 	if (who) {
-		printf("  owner:   none: left by 'xdpong attach', or by a run that died; the next 'xdpong run %s' or 'attach' takes it over\n",
+		printf("  owner:   none: left by 'xdpong attach', or by a run that died; the next "
+		       "'xdpong run %s' or 'attach' takes it over\n",
 		       a->li.name);
 		return;
 	}
@@ -98,7 +99,9 @@ static void tx_text(const struct attachment *a, const struct tx_state *tx)
 	else if (!feature_have(FEAT_TXWATCH))
 		printf("NOT counted: %s\n", feature_why(FEAT_TXWATCH));
 	else
-		printf("NOT being counted: %d of the %d tracepoint links live (they are pinned beside the maps, and die with them: pins made inside 'ip netns exec' vanish with it); 'xdpong attach %s' from where the pins stay restores it\n",
+		printf("NOT being counted: %d of the %d tracepoint links live (they are pinned "
+		       "beside the maps, and die with them: pins made inside 'ip netns exec' "
+		       "vanish with it); 'xdpong attach %s' from where the pins stay restores it\n",
 		       tx->links < 0 ? 0 : tx->links, TXWATCH_LINKS, a->li.name);
 }
 
@@ -254,7 +257,8 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 	if (pinned)
 		printf("  pinned:  %s/\n", dir);
 	else
-		printf("  pinned:  not visible here (pins made inside 'ip netns exec' vanish with it)\n");
+		printf("  pinned:  not visible here (pins made inside 'ip netns exec' vanish with "
+		       "it)\n");
 	printf("  latency: 1 packet in %u timed%s\n", ro->cfg_latency_sample,
 	       ro->cfg_latency_sample ? "" : " (off)");
 	tx_text(a, tx);
@@ -262,7 +266,9 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 		printf("  trace:   on, %llu events lost (no reader? 'xdpong trace %s --off')\n",
 		       (unsigned long long)bss->trace_lost, a->li.name);
 	if (ro->cfg_check_mac && !mac_current(a, bss))
-		printf("  WARNING: %s's MAC changed since attach: frames to the new MAC go to the kernel and frames to the old one would be answered; run 'xdpong attach %s --force' (or use 'xdpong run', which follows MAC changes)\n",
+		printf("  WARNING: %s's MAC changed since attach: frames to the new MAC go to the "
+		       "kernel and frames to the old one would be answered; run 'xdpong attach %s "
+		       "--force' (or use 'xdpong run', which follows MAC changes)\n",
 		       a->li.name, a->li.name);
 	if (ro->cfg_rate_cost_ns)
 		printf("  limit:   %llu replies/s per source, burst %llu\n",
@@ -312,7 +318,8 @@ static void stale_pins_report(struct json_object *arr)
 		if (arr)
 			json_object_array_add(arr, json_object_new_string(de->d_name));
 		else
-			printf("%s: gone (deleted while xdpong was attached); its pins remain in %s/%s: 'xdpong detach %s' removes them\n",
+			printf("%s: gone (deleted while xdpong was attached); its pins remain in "
+			       "%s/%s: 'xdpong detach %s' removes them\n",
 			       de->d_name, PIN_ROOT, de->d_name, de->d_name);
 	}
 	closedir(d);
@@ -364,7 +371,8 @@ static int status_iface(const char *ifname, bool json)
 
 	if (link_get(ifname, 0, &li)) {
 		if (pins_stale(ifname)) {
-			log_error("%s is gone (deleted while xdpong was attached); its pins remain in %s/%s: 'xdpong detach %s' removes them",
+			log_error("%s is gone (deleted while xdpong was attached); its pins remain "
+				  "in %s/%s: 'xdpong detach %s' removes them",
 				  ifname, PIN_ROOT, ifname, ifname);
 			return 1;
 		}

@@ -7,7 +7,7 @@
  * trace carry on in the very same maps. A map whose layout differs (an
  * upgrade from another build) is created anew and its contents are copied
  * over field by field, by name (layout.c), before the new program is
- * attached. The replace itself is atomic (load.c). The limits' per-CPU
+ * attached. The replace itself is atomic (hook.c). The limits' per-CPU
  * state (xdpong_rlcpu: each CPU's clock and the cells it holds) is not
  * carried: the new program's CPUs start holding none, which can only
  * answer less, never more. Their shared state is (ratelim, and .bss's
@@ -211,12 +211,14 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 		if (ret < 0) {
 			/* The counters and prefixes are what a takeover must keep. */
 			if (m != MAP_RATELIM)
-				return log_error("%s: cannot carry map %s over from program id %u: %s",
+				return log_error("%s: cannot carry map %s over from program id %u: "
+						 "%s",
 						 old->li.name, map_obj_names[m], old->prog_id,
 						 strerror(-ret));
 			/* Soft state: starting afresh forgets how much of
 			 * its burst each source has used. */
-			log_note("%s: rate limiter state of program id %u not carried over (%s): per-source limits start afresh",
+			log_note("%s: rate limiter state of program id %u not carried over (%s): "
+				 "per-source limits start afresh",
 				 old->li.name, old->prog_id,
 				 ret == -EPROTO ? "another layout" : strerror(-ret));
 		}
@@ -298,7 +300,8 @@ void takeover_settle(const struct attachment *old, const struct attachment *new,
 		ret = settle_one(old->map_fd[m], t->copied[m], t->ncpu[m],
 				 new->map_fd[carry_of[m]]);
 		if (ret)
-			log_note("%s: the counts of program id %u after its last copy were not carried over (%s)",
+			log_note("%s: the counts of program id %u after its last copy were not "
+				 "carried over (%s)",
 				 old->li.name, old->prog_id, strerror(-ret));
 		free(t->copied[m]);
 		t->copied[m] = NULL;

@@ -25,81 +25,7 @@
 #include "xdpong.skel.h"
 #include <json-c/json.h>
 
-#define TRACE_LOCK_DIR "/run/xdpong"
 #define TRACE_CHECK_MS 1000 /* how often lost events and the link are checked */
-
-/* ---- readers: who is tracing this program, across processes ---- */
-
-/*
- * /run/xdpong/trace-PROGID.lock. OFD locks, released by the kernel when
- * the process dies: byte 0 is a mutex around switching the flag, byte 1
- * is read-locked by every running trace.
- */
-struct readers {
-	int fd;
-	char path[64];
-};
-
-static int ofd_lock(int fd, short type, off_t start, bool wait)
-{
-	struct flock fl = {
-		.l_type = type,
-		.l_whence = SEEK_SET,
-		.l_start = start,
-		.l_len = 1,
-	};
-
-	return fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl) ? -errno : 0;
-}
-
-/* True if another open file description holds byte 1 (a live trace). */
-static bool others_reading(int fd)
-{
-	struct flock fl = {
-		.l_type = F_WRLCK,
-		.l_whence = SEEK_SET,
-		.l_start = 1,
-		.l_len = 1,
-	};
-
-	if (fcntl(fd, F_OFD_GETLK, &fl))
-		return false;
-	return fl.l_type != F_UNLCK;
-}
-
-/* Open the lock file and hold its mutex; -errno if locking is impossible. */
-static int readers_enter(struct readers *r, __u32 prog_id)
-{
-	if (mkdir(TRACE_LOCK_DIR, 0700) && errno != EEXIST)
-		return -errno;
-	snprintf(r->path, sizeof(r->path), TRACE_LOCK_DIR "/trace-%u.lock", prog_id);
-	for (int tries = 0; tries < 10; tries++) {
-		struct stat fs, ps;
-		int ret;
-
-		r->fd = open(r->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-		if (r->fd < 0)
-			return -errno;
-		ret = ofd_lock(r->fd, F_WRLCK, 0, true);
-		if (ret) {
-			close(r->fd);
-			r->fd = -1;
-			return ret;
-		}
-		/* The last trace to leave unlinks the file: use the live one. */
-		if (!fstat(r->fd, &fs) && !stat(r->path, &ps) &&
-		    fs.st_ino == ps.st_ino && fs.st_dev == ps.st_dev)
-			return 0;
-		close(r->fd);
-		r->fd = -1;
-	}
-	return -EAGAIN;
-}
-
-static void readers_leave(struct readers *r)
-{
-	ofd_lock(r->fd, F_UNLCK, 0, false);
-}
 
 /* ---- decoding an event ---- */
 
@@ -256,8 +182,9 @@ static void print_json(const struct trace_ctx *c, const struct xdpong_trace_even
 	ADD("service_ns", ev->service_ns ? json_object_new_uint64(ev->service_ns) : NULL);
 #undef ADD
 	/* Unflushed: the loop writes each batch at once (json_print flushes). */
-	fprintf(stdout, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								     JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(stdout, "%s\n",
+		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -327,7 +254,8 @@ static void report_lost(const struct trace_ctx *c, __u64 lost, __u64 total)
 		json_object_object_add(o, "lost_total", json_object_new_uint64(total));
 		json_print(stdout, o);
 	}
-	log_note("%s: %llu events lost: the ring buffer was full (reader too slow); %llu lost since this trace started",
+	log_note("%s: %llu events lost: the ring buffer was full (reader too slow); %llu lost "
+		 "since this trace started",
 		 c->a->li.name, (unsigned long long)lost, (unsigned long long)total);
 }
 
@@ -351,7 +279,8 @@ static bool still_attached(const struct attachment *a)
 	if (ret)
 		return true; /* cannot tell: keep going */
 	if (!a->dispatcher && li.xdp_prog_id != a->prog_id) {
-		log_error("xdpong (program id %u) is no longer attached to %s; the trace ends (start it again after 'xdpong attach %s')",
+		log_error("xdpong (program id %u) is no longer attached to %s; the trace ends "
+			  "(start it again after 'xdpong attach %s')",
 		    a->prog_id, a->li.name, a->li.name);
 		return false;
 	}
@@ -363,7 +292,7 @@ static int trace_off(const struct attachment *a, const struct bss_access *bss,
 {
 	int ret;
 
-	if (have_lock && others_reading(rd->fd)) {
+	if (have_lock && readers_others(rd->fd)) {
 		log_error("another 'xdpong trace %s' is running; tracing stays on until it ends",
 		    a->li.name);
 		return 1;
@@ -443,17 +372,17 @@ static int trace_finish(const struct attachment *a, struct bss_access *bss, stru
 	int ret;
 
 	if (locked) {
-		ofd_lock(rd->fd, F_WRLCK, 0, true);
-		ofd_lock(rd->fd, F_UNLCK, 1, false);
+		readers_lock(rd->fd, F_WRLCK, 0, true);
+		readers_lock(rd->fd, F_UNLCK, 1, false);
 	}
-	if (locked && others_reading(rd->fd))
+	if (locked && readers_others(rd->fd))
 		return 0;
 	ret = bss_set(bss, "trace_enabled", 0);
 	if (locked)
 		unlink(rd->path);
 	if (ret)
-		return log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s --off')",
-				 a->li.name, strerror(-ret), a->li.name);
+		return log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s "
+				 "--off')", a->li.name, strerror(-ret), a->li.name);
 	return 0;
 }
 
@@ -477,13 +406,16 @@ static int trace_main(const struct opts *o)
 	c.a = &a;
 	ret = bss_open(&bss, a.map_fd[MAP_BSS]);
 	if (ret) {
-		log_error("cannot use the .bss map of xdpong on %s: %s%s", a.li.name, strerror(-ret),
-		    ret == -EPROTO ? " (attached by another xdpong version: reattach with this one)" : "");
+		log_error("cannot use the .bss map of xdpong on %s: %s%s", a.li.name,
+			  strerror(-ret),
+			  ret == -EPROTO ?
+			  " (attached by another xdpong version: reattach with this one)" : "");
 		goto out;
 	}
 	ret = readers_enter(&rd, a.prog_id);
 	if (ret)
-		log_note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off when this one ends",
+		log_note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off "
+			 "when this one ends",
 		     a.li.name, TRACE_LOCK_DIR, strerror(-ret), a.li.name);
 	locked = !ret;
 	if (off) {
@@ -491,8 +423,9 @@ static int trace_main(const struct opts *o)
 		goto out;
 	}
 
-	if (locked && others_reading(rd.fd))
-		log_note("%s: another trace is running: the two share one ring buffer, so each shows only part of the packets",
+	if (locked && readers_others(rd.fd))
+		log_note("%s: another trace is running: the two share one ring buffer, so each "
+			 "shows only part of the packets",
 		     a.li.name);
 	/* Signals first: between here and the flag going off, nothing may kill us. */
 	sigaction(SIGINT, &sa, NULL);
@@ -505,7 +438,8 @@ static int trace_main(const struct opts *o)
 	rb = ring_buffer__new(a.map_fd[MAP_TRACE], on_event, &c, NULL);
 	if (!rb) {
 		ret = -errno;
-		log_error("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv trace %s' shows libbpf's reason)",
+		log_error("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv "
+			  "trace %s' shows libbpf's reason)",
 		    a.li.name, strerror(-ret), a.li.name);
 		goto out_unlock;
 	}
@@ -515,7 +449,7 @@ static int trace_main(const struct opts *o)
 		goto out_unlock;
 	}
 	if (locked)
-		ofd_lock(rd.fd, F_RDLCK, 1, true);
+		readers_lock(rd.fd, F_RDLCK, 1, true);
 	readers_leave(&rd);
 	log_note("tracing %s (xdpong program id %u, %s mode); Ctrl-C stops", a.li.name,
 	     a.prog_id, a.mode);

@@ -32,7 +32,8 @@ int txwatch_start(struct attachment *a)
 			int e = errno ? errno : EINVAL;
 
 			txwatch_stop(a);
-			log_note("%s: XDP_TX failures are not counted: cannot attach to the tracepoint xdp:%s: %s",
+			log_note("%s: XDP_TX failures are not counted: cannot attach to the "
+				 "tracepoint xdp:%s: %s",
 				 a->li.name, i ? "xdp_bulk_tx" : "xdp_exception", strerror(e));
 			return -e;
 		}

@@ -15,11 +15,12 @@ FUZZ_SECONDS ?= 60
 FUZZP_DIR    := $(BUILD)/fuzz-parsers
 FUZZP_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZP_CFLAGS := -g -O1 -fno-omit-frame-pointer $(WARN) -std=gnu11 -D_GNU_SOURCE \
-	-DXDPONG_VERSION='"$(VERSION)"' -I$(BUILD) -Iinclude -Iloader -Itests/fuzz-parsers
+	-DXDPONG_VERSION='"$(VERSION)"' -I$(BUILD) -Iinclude -Ilib -Iloader -Itests/fuzz-parsers
 FUZZP_NAMES  := prefix u64 attach netlink config
 FUZZP_BINS   := $(patsubst %,$(FUZZP_DIR)/fuzz_%,$(FUZZP_NAMES))
 FUZZP_OBJS   := $(patsubst %,$(FUZZP_DIR)/fuzz_%.o,$(FUZZP_NAMES) common)
-FUZZP_LOADER := $(patsubst loader/%.c,$(FUZZP_DIR)/loader/%.o,$(LOADER_SRCS))
+FUZZP_LOADER := $(patsubst loader/%.c,$(FUZZP_DIR)/loader/%.o,$(LOADER_SRCS)) \
+	$(patsubst lib/%.c,$(FUZZP_DIR)/lib/%.o,$(LIB_SRCS))
 
 # `make tests` builds the targets only where clang has libFuzzer; the
 # smoke test skips (exit 77) without them.
@@ -32,13 +33,19 @@ TEST_BINS += $(FUZZP_BINS)
 endif
 endif
 
-$(FUZZP_DIR) $(FUZZP_DIR)/loader:
+$(FUZZP_DIR) $(FUZZP_DIR)/loader $(FUZZP_DIR)/lib:
 	$(Q)mkdir -p $@
 
-$(FUZZP_LOADER): $(FUZZP_DIR)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(FUZZP_DIR)/loader
+$(FUZZP_DIR)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(FUZZP_DIR)/loader
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZP_CFLAGS) $(FUZZP_SAN) -fsanitize=fuzzer-no-link \
 		-Wno-error -Dmain=xdpong_main -Dexit=fuzz_exit -c $< -o $@
+
+# lib/'s parsers (prefix.c, parse.c) are fuzzed too: the same flags.
+$(FUZZP_DIR)/lib/%.o: lib/%.c $(LIB_HDRS) | $(FUZZP_DIR)/lib
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZP_CFLAGS) $(FUZZP_SAN) -fsanitize=fuzzer-no-link \
+		-Wno-error -c $< -o $@
 
 $(FUZZP_DIR)/libloader.a: $(FUZZP_LOADER)
 	$(call msg,AR,$@)

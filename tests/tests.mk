@@ -75,10 +75,10 @@ TEST_BINS += $(BUILD)/tests/chain_tail.bpf.o
 # objects, its main() left out.
 $(BUILD)/tests/test_chain.o: tests/unit/test_chain.c $(LOADER_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -Iloader -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(LIB_CFLAGS) -Iloader -c $< -o $@
 
 $(BUILD)/tests/test_chain: $(BUILD)/tests/test_chain.o \
-	$(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS))
+	$(filter-out $(BUILD)/loader/main.o,$(LOADER_OBJS)) $(XDPONG_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 

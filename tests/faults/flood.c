@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include "cli.h"
 #include "packet.h"
 
 #define BATCH 32
@@ -222,12 +223,8 @@ int main(int argc, char **argv)
 		case 'q':
 			quiet_rx = true;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(opt, usage);
 		}
 	}
 	pkt_spec_init(&spec, 4, PKT_FRAMING_ETH);
@@ -343,7 +340,8 @@ int main(int argc, char **argv)
 		close(rx);
 	}
 	close(tx);
-	printf("sent=%llu replies=%llu bad_replies=%llu rx_dropped=%u send_errors=%llu seconds=%.3f pps=%.0f start=%.6f last_reply=%.6f\n",
+	printf("sent=%llu replies=%llu bad_replies=%llu rx_dropped=%u send_errors=%llu "
+	       "seconds=%.3f pps=%.0f start=%.6f last_reply=%.6f\n",
 	       c.sent, c.replies, c.bad, pst.tp_drops, c.send_errors, elapsed,
 	       elapsed > 0 ? c.sent / elapsed : 0, t0, c.last_reply);
 	return 0;

@@ -101,7 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	memcpy(buf + size, comment, sizeof(comment) - 1);
 	o = load(buf, size + sizeof(comment) - 1);
 	FUZZ_CHECK(o->ret == first.ret && !strcmp(o->error, first.error),
-		   "a comment line after the end changed \"%s\" into \"%s\"", first.error, o->error);
+		   "a comment line after the end changed \"%s\" into \"%s\"", first.error,
+		   o->error);
 	/* 4 */
 	if (first.ret)
 		return 0;

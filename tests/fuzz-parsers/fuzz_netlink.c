@@ -270,7 +270,8 @@ static void check_link(const void *buf, int n)
 	FUZZ_CHECK(got.xdp_skb_prog_id == want.xdp_skb_prog_id,
 		   "xdp skb prog id %u, expected %u", got.xdp_skb_prog_id, want.xdp_skb_prog_id);
 	FUZZ_CHECK(got.xdp_hw_prog_id == want.xdp_hw_prog_id,
-		   "xdp offloaded prog id %u, expected %u", got.xdp_hw_prog_id, want.xdp_hw_prog_id);
+		   "xdp offloaded prog id %u, expected %u", got.xdp_hw_prog_id,
+		   want.xdp_hw_prog_id);
 }
 
 /* ---- addr_cb ---- */
@@ -341,7 +342,8 @@ static int ref_addrs(const void *buf, int n, int ifindex, bool others, struct ad
 		if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 			continue;
 		if ((int)ifa->ifa_index != ifindex &&
-		    (!others || ifa->ifa_scope == RT_SCOPE_HOST || ifa->ifa_scope == RT_SCOPE_LINK ||
+		    (!others || ifa->ifa_scope == RT_SCOPE_HOST || ifa->ifa_scope == RT_SCOPE_LINK
+		     ||
 		     ifa->ifa_scope == RT_SCOPE_NOWHERE))
 			continue;
 		len = IFA_PAYLOAD(nh);
@@ -391,7 +393,8 @@ static void check_addr(const void *buf, int n, int ifindex, bool others)
 			   "address %d differs", i);
 		FUZZ_CHECK(got.flags[i] == want.flags[i], "flags of address %d: %#x, expected %#x",
 			   i, got.flags[i], want.flags[i]);
-		FUZZ_CHECK(got.ifindex[i] == want.ifindex[i], "ifindex of address %d: %d, expected %d",
+		FUZZ_CHECK(got.ifindex[i] == want.ifindex[i], "ifindex of address %d: %d, expected "
+			"%d",
 			   i, got.ifindex[i], want.ifindex[i]);
 	}
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: loader/prefix.c's prefix_parse, prefix_str and
+ * libFuzzer target: lib/prefix.c's prefix_parse, prefix_str and
  * prefix_mask, the parsers of --addr and `xdpong addr` arguments.
  *
  * The input, cut at its first NUL, is the text. Invariants:

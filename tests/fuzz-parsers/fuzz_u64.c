@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: loader/prefix.c's parse_u64, behind every number on
+ * libFuzzer target: lib/parse.c's parse_u64, behind every number on
  * the command line (--latency-sample, stats COUNT, prefix lengths, rates).
  *
  * Input: 8 bytes min, 8 bytes max (little endian), then the text (cut at

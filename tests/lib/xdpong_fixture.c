@@ -31,13 +31,13 @@ static const uint32_t local_origin[] = {
 };
 
 #define N_PREFIXES ARRAY_SIZE(local_prefixes)
-static struct pkt_prefix prefixes[N_PREFIXES];
-static struct pkt_prefix own_prefixes[N_PREFIXES];
+static struct prefix prefixes[N_PREFIXES];
+static struct prefix own_prefixes[N_PREFIXES];
 static size_t n_own;
 /* What the reference answers for, and the subnet broadcasts it must not. */
-static struct pkt_prefix ours[N_PREFIXES];
+static struct prefix ours[N_PREFIXES];
 static size_t n_ours;
-static struct pkt_prefix bcast_prefixes[N_PREFIXES];
+static struct prefix bcast_prefixes[N_PREFIXES];
 static size_t n_bcast;
 
 int xf_init(void)
@@ -49,7 +49,7 @@ int xf_init(void)
 	}
 	n_own = n_ours = n_bcast = 0;
 	for (size_t p = 0; p < N_PREFIXES; p++) {
-		if (pkt_prefix_parse(local_prefixes[p], &prefixes[p])) {
+		if (prefix_parse(local_prefixes[p], &prefixes[p])) {
 			fprintf(stderr, "bad fixture prefix %s\n", local_prefixes[p]);
 			return -1;
 		}
@@ -106,11 +106,11 @@ int xf_open(struct xf_instance *in, enum pkt_framing framing, bool check_mac,
 	return 0;
 }
 
-int xf_map_add(struct xdpong_bpf *skel, const struct pkt_prefix *p, uint32_t origin)
+int xf_map_add(struct xdpong_bpf *skel, const struct prefix *p, uint32_t origin)
 {
 	struct xdpong_addr_info info = { .origin = origin };
 
-	if (p->family == 4) {
+	if (p->family == AF_INET) {
 		struct xdpong_addr4_key k = { .prefixlen = p->len };
 
 		memcpy(k.addr, p->addr, 4);
@@ -145,13 +145,13 @@ int xf_fill_own(struct xf_instance *in)
 
 	memset(own, 0, sizeof(*own));
 	for (size_t p = 0; p < N_PREFIXES; p++) {
-		const struct pkt_prefix *x = &prefixes[p];
+		const struct prefix *x = &prefixes[p];
 
-		if (x->len != (x->family == 4 ? 32u : 128u))
+		if (x->len != (x->family == AF_INET ? 32u : 128u))
 			continue;
-		if (local_origin[p] == XDPONG_ADDR_IFACE && x->family == 4)
+		if (local_origin[p] == XDPONG_ADDR_IFACE && x->family == AF_INET)
 			memcpy(own->v4[own->n4++], x->addr, 4);
-		else if (local_origin[p] == XDPONG_ADDR_BROADCAST && x->family == 4)
+		else if (local_origin[p] == XDPONG_ADDR_BROADCAST && x->family == AF_INET)
 			memcpy(own->bcast4[own->n_bcast4++], x->addr, 4);
 		else if (local_origin[p] == XDPONG_ADDR_IFACE)
 			memcpy(own->v6[own->n6++], x->addr, 16);

@@ -75,7 +75,7 @@ int xf_fill(struct xf_instance *in);
 int xf_fill_own(struct xf_instance *in);
 
 /* Add one prefix to the loaded program's xdpong_addr4 or xdpong_addr6. 0 or < 0. */
-int xf_map_add(struct xdpong_bpf *skel, const struct pkt_prefix *p, uint32_t origin);
+int xf_map_add(struct xdpong_bpf *skel, const struct prefix *p, uint32_t origin);
 
 /* xdpong_stats summed over ncpus CPUs, one value per reason. 0 or -errno. */
 int xf_read_counters(int stats_fd, int ncpus, __u64 out[XDPONG_R_MAX]);

@@ -29,6 +29,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "cli.h"
 #include "xdpong_names.h"
 #include "hex.h"
 #include "tun.h"
@@ -89,7 +90,7 @@ static const struct echo_case cases[] = {
 struct opts {
 	const char *dev;
 	bool tap;
-	struct pkt_prefix local4, local6, peer4, peer6, other4, other6;
+	struct prefix local4, local6, peer4, peer6, other4, other6;
 	const char *setup, *verify;
 	int rtt_count, rtt_interval_ms, rtt_family;
 	unsigned long compare_frames, seed;
@@ -282,7 +283,7 @@ static int echo_mode(int fd)
 {
 	static uint8_t req[FRAME_MAX], want[FRAME_MAX], got[FRAME_MAX];
 	unsigned long expect[XDPONG_R_MAX] = { 0 }, sent = 0;
-	struct pkt_prefix local[2] = { o.local4, o.local6 };
+	struct prefix local[2] = { o.local4, o.local6 };
 	struct pkt_ref_config ref = {
 		.framing = o.tap ? PKT_FRAMING_ETH : PKT_FRAMING_IP,
 		.check_mac = o.tap,
@@ -386,7 +387,8 @@ static int echo_mode(int fd)
 			break;
 		}
 	}
-	printf("# %d replies byte-correct, %lu frames written, %d packets of the kernel's own skipped\n",
+	printf("# %d replies byte-correct, %lu frames written, %d packets of the kernel's own "
+	       "skipped\n",
 	       checked, sent, noise);
 
 	for (int r = 0; r < XDPONG_R_MAX; r++)
@@ -595,7 +597,7 @@ static int compare_mode(void)
 	int e;
 
 	for (size_t i = 0; i < ARRAY_SIZE(p); i++) {
-		pkt_prefix_parse(entries[i].prefix, &p[i].prefix);
+		prefix_parse(entries[i].prefix, &p[i].prefix);
 		p[i].origin = entries[i].origin;
 	}
 	e = xdp_open(&x, p, ARRAY_SIZE(p));
@@ -644,9 +646,9 @@ static int compare_mode(void)
 	return mismatches ? 1 : 0;
 }
 
-static int parse_addr(const char *text, int family, struct pkt_prefix *p)
+static int parse_addr(const char *text, int family, struct prefix *p)
 {
-	if (pkt_prefix_parse(text, p) || p->family != family) {
+	if (prefix_parse(text, p) || p->family != (family == 4 ? AF_INET : AF_INET6)) {
 		fprintf(stderr, "tuntap_echo: invalid IPv%d address '%s'\n", family, text);
 		return -1;
 	}
@@ -738,12 +740,8 @@ int main(int argc, char **argv)
 		case 'v':
 			o.verbose++;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);

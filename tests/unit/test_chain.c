@@ -66,7 +66,8 @@ static void run_config(unsigned int prio)
 		check(xdp_program__run_prio(p) == prio, what);
 		snprintf(what, sizeof(what), "priority %u: XDP_PASS goes on", prio);
 		check(xdp_program__chain_call_enabled(p, XDP_PASS), what);
-		snprintf(what, sizeof(what), "priority %u: XDP_DROP and XDP_TX end the chain", prio);
+		snprintf(what, sizeof(what), "priority %u: XDP_DROP and XDP_TX end the chain",
+			 prio);
 		check(!xdp_program__chain_call_enabled(p, XDP_DROP) &&
 		      !xdp_program__chain_call_enabled(p, XDP_TX), what);
 		xdp_program__close(p);
@@ -87,8 +88,10 @@ int main(void)
 		run_config(prios[i]);
 
 	setenv("LIBXDP_SKIP_DISPATCHER", "1", 1);
-	check(chain_possible(why, sizeof(why)) == CHAIN_SKIPPED, "LIBXDP_SKIP_DISPATCHER=1: skipped");
-	check(strstr(why, "LIBXDP_SKIP_DISPATCHER=1 is set") != NULL, "LIBXDP_SKIP_DISPATCHER=1: said");
+	check(chain_possible(why, sizeof(why)) == CHAIN_SKIPPED,
+	      "LIBXDP_SKIP_DISPATCHER=1: skipped");
+	check(strstr(why, "LIBXDP_SKIP_DISPATCHER=1 is set") != NULL, "LIBXDP_SKIP_DISPATCHER=1: "
+		"said");
 	unsetenv("LIBXDP_SKIP_DISPATCHER");
 	setenv("LIBXDP_BPFFS", "/proc", 1);
 	check(chain_possible(why, sizeof(why)) == CHAIN_NO_BPFFS, "no bpffs at LIBXDP_BPFFS");

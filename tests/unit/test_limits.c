@@ -242,13 +242,15 @@ static void source_case(const char *name, bool same_source)
 		       runs[i].cpu, (unsigned long long)res[i].replied,
 		       (unsigned long long)res[i].limited, (unsigned long long)runs[i].runs,
 		       res[i].window_ns / 1e9, res[i].gap_ns / 1e9);
-		check(res[i].limited > 0, name, "cpu %d offered more than the limit: %llu requests over it",
+		check(res[i].limited > 0, name, "cpu %d offered more than the limit: %llu requests "
+						"over it",
 		      runs[i].cpu, (unsigned long long)res[i].limited);
 	}
 	for (int i = 0; i < (same_source ? 1 : 2); i++) {
 		/* One source per CPU: that CPU's; one source on both: the sum. */
 		__u64 got = same_source ? res[0].replied + res[1].replied : res[i].replied;
-		__u64 gap = same_source ? (res[0].gap_ns < res[1].gap_ns ? res[0].gap_ns : res[1].gap_ns) :
+		__u64 gap = same_source ? (res[0].gap_ns < res[1].gap_ns ? res[0].gap_ns
+					   : res[1].gap_ns) :
 					  res[i].gap_ns;
 		__u64 w = same_source ? window : res[i].window_ns;
 		__u64 lo = lower(SOURCE_PPS, same_source ? lo_window : res[i].lo_window_ns, gap,
@@ -259,7 +261,8 @@ static void source_case(const char *name, bool same_source)
 		snprintf(what, sizeof(what), "%s, source %u.%u.%u.%u", name, src[i][0], src[i][1],
 			 src[i][2], src[i][3]);
 		check(got >= lo && got <= hi, what,
-		      "%llu replies in %.3f s (gaps %.3f s), %d/s burst %d (batch %u): expected %llu..%llu",
+		      "%llu replies in %.3f s (gaps %.3f s), %d/s burst %d (batch %u): expected "
+		      "%llu..%llu",
 		      (unsigned long long)got, w / 1e9, gap / 1e9, SOURCE_PPS, SOURCE_BURST, k,
 		      (unsigned long long)lo, (unsigned long long)hi);
 	}
@@ -315,7 +318,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	if (!feature_have(FEAT_CMPXCHG)) {
-		printf("SKIP: %s: %s\n", feature_info[FEAT_CMPXCHG].what, feature_why(FEAT_CMPXCHG));
+		printf("SKIP: %s: %s\n", feature_info[FEAT_CMPXCHG].what,
+		       feature_why(FEAT_CMPXCHG));
 		return 77;
 	}
 	printf("cpus %d and %d of %d possible; %.1f s a case\n", cpus[0], cpus[1], xf_ncpus,

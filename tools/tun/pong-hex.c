@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "xdpong_names.h"
 #include "hex.h"
 #include "userpong.h"
@@ -104,7 +105,8 @@ static uint64_t show_words(const char *label, const uint8_t *p, size_t len,
 		printf(" ... (%zu more words)", words - WORDS_SHOWN);
 	printf("\n");
 	if (len & 1)
-		printf("    %-13s odd length: the last byte 0x%02x is summed as 0x%02x00 (RFC 1071)\n",
+		printf("    %-13s odd length: the last byte 0x%02x is summed as 0x%02x00 (RFC "
+		       "1071)\n",
 		       "", p[len - 1], p[len - 1]);
 	if (shown_words)
 		*shown_words += words;
@@ -132,6 +134,19 @@ static uint16_t show_fold_complement(uint64_t sum, size_t words)
  * RFC 1624 eqn 3 for one changed word, shown; returns HC'. all_zero: the
  * reply's data is all zero, where RFC 1071 asks for 0xffff.
  */
+/* RFC 1071 over an ICMP message, its checksum field (bytes 2-3) as 0,
+ * shown step by step: the checksum it should carry. */
+static uint16_t show_icmp_sum(const uint8_t *icmp, size_t icmp_len)
+{
+	size_t words = 0;
+	uint64_t sum;
+
+	printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
+	       icmp_len);
+	sum = show_words("words", icmp, icmp_len, 2, &words);
+	return show_fold_complement(sum, words);
+}
+
 static uint16_t show_incremental(const char *what, uint16_t hc, uint16_t m,
 				 uint16_t m_new, bool all_zero)
 {
@@ -147,7 +162,8 @@ static uint16_t show_incremental(const char *what, uint16_t hc, uint16_t m,
 	printf("\n    HC' = ~0x%04x = 0x%04x\n", folded, result);
 	if (all_zero && result == 0) {
 		printf("    all-zero reply: 0x0000 is the one's complement zero eqn 3 gives,\n"
-		       "    but RFC 1071 gives all-zero data the checksum ~0 = 0xffff: use 0xffff\n");
+		       "    but RFC 1071 gives all-zero data the checksum ~0 = 0xffff: "
+		       "use 0xffff\n");
 		result = 0xffff;
 	}
 	return result;
@@ -171,7 +187,8 @@ static void show_check(const char *what, uint64_t sum, uint16_t field)
 		return;
 	}
 	/* RFC 1624 eqn 1: the right field is ~(sum without the field's value). */
-	printf("  check: %s sums to 0x%04x, not 0xffff: checksum 0x%04x is wrong, 0x%04x would be right\n",
+	printf("  check: %s sums to 0x%04x, not 0xffff: checksum 0x%04x is wrong, 0x%04x would be "
+	       "right\n",
 	       what, folded, field,
 	       (uint16_t)~pkt_csum_fold(sum + (uint16_t)~field));
 }
@@ -209,10 +226,12 @@ static void report_packet(const char *label, const uint8_t *p, size_t len, int f
 		uint16_t frag = pkt_get_be16(p + 6);
 
 		printf("  %s -> %s\n", addr_str(4, p + 12, a), addr_str(4, p + 16, b));
-		printf("  IP: version %u, IHL %u (%zu bytes), total length %zu, TTL %u, protocol %u%s\n",
+		printf("  IP: version %u, IHL %u (%zu bytes), total length %zu, TTL %u, protocol "
+		       "%u%s\n",
 		       p[0] >> 4, p[0] & 15, hl, tot, p[8], p[9],
 		       p[9] == PKT_PROTO_ICMP ? " (ICMP)" : "");
-		printf("      TOS 0x%02x, id 0x%04x, flags %s%s%s, fragment offset %u, header checksum 0x%04x\n",
+		printf("      TOS 0x%02x, id 0x%04x, flags %s%s%s, fragment offset %u, header "
+		       "checksum 0x%04x\n",
 		       p[1], pkt_get_be16(p + 4), frag & 0x4000 ? "DF" : "",
 		       frag & 0x2000 ? (frag & 0x4000 ? "+MF" : "MF") : "",
 		       frag & 0x6000 ? "" : "none", (frag & 0x1fff) * 8u, pkt_get_be16(p + 10));
@@ -235,7 +254,8 @@ static void report_packet(const char *label, const uint8_t *p, size_t len, int f
 		size_t plen = pkt_get_be16(p + 4);
 
 		printf("  %s -> %s\n", addr_str(6, p + 8, a), addr_str(6, p + 24, b));
-		printf("  IPv6: payload length %zu, next header %u%s, hop limit %u, traffic class 0x%02x, flow 0x%05x\n",
+		printf("  IPv6: payload length %zu, next header %u%s, hop limit %u, traffic class "
+		       "0x%02x, flow 0x%05x\n",
 		       plen, p[6], p[6] == PKT_PROTO_ICMPV6 ? " (ICMPv6)" : "", p[7],
 		       (unsigned)((p[0] & 15) << 4 | p[1] >> 4),
 		       (unsigned)((p[1] & 15) << 16 | p[2] << 8 | p[3]));
@@ -280,11 +300,7 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 
 	zero = !rep[1] && pkt_csum_partial(icmp + 4, icmp_len - 4, 0) == 0 && !icmp[0];
 	printf("\nICMP checksum (type 8 -> 0)\n");
-	printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
-	       icmp_len);
-	words = 0;
-	sum = show_words("words", icmp, icmp_len, 2, &words);
-	scratch = show_fold_complement(sum, words);
+	scratch = show_icmp_sum(icmp, icmp_len);
 	if (zero)
 		printf("    (all-zero message: the sum is +0, its complement 0xffff)\n");
 	incr = show_incremental("type|code", pkt_get_be16(req_icmp + 2), pkt_get_be16(req_icmp),
@@ -351,7 +367,8 @@ static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
 	if (res->family == 4 && res->ip_csum_checked) {
 		hl = (size_t)(rep[0] & 15) * 4;
 		printf("\n  IPv4 header checksum\n");
-		printf("  RFC 1071: sum the header's 16-bit words (%zu bytes), checksum field as 0:\n", hl);
+		printf("  RFC 1071: sum the header's 16-bit words (%zu bytes), checksum field as "
+		       "0:\n", hl);
 		sum = show_words("words", rep, hl, 10, &words);
 		worked = show_fold_complement(sum, words);
 		agree &= show_verdict16(worked, res->ip_csum, res->ip_csum_want,
@@ -362,11 +379,7 @@ static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
 		size_t icmp_len = res->ip_len - (size_t)(rep[0] & 15) * 4;
 
 		printf("\n  ICMP checksum\n");
-		printf("  RFC 1071: sum the whole ICMP message (%zu bytes), checksum field as 0:\n",
-		       icmp_len);
-		words = 0;
-		sum = show_words("words", icmp, icmp_len, 2, &words);
-		worked = show_fold_complement(sum, words);
+		worked = show_icmp_sum(icmp, icmp_len);
 		agree &= show_verdict16(worked, res->icmp_csum, res->icmp_csum_want,
 					res->icmp_csum_right);
 	}
@@ -377,7 +390,8 @@ static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
 		pkt_pseudo6_tail(tail, (uint32_t)plen, PKT_PROTO_ICMPV6);
 
 		printf("\n  ICMPv6 checksum\n");
-		printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu bytes),\n"
+		printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu "
+		       "bytes),\n"
 		       "  checksum field as 0:\n", plen);
 		sum = show_words("source", rep + 8, 16, -1, &words);
 		sum += show_words("destination", rep + 24, 16, -1, &words);
@@ -476,7 +490,8 @@ static int check_main(const char *req_text, const char *rep_text)
 	} else {
 		printf("  IP version %d: right\n", res.family);
 		if (res.ip_len)
-			printf("  lengths: the IP header says %zu bytes, %ld given: %s\n", res.ip_len,
+			printf("  lengths: the IP header says %zu bytes, %ld given: %s\n",
+			       res.ip_len,
 			       rep_len, res.ip_len == (size_t)rep_len ? "right" : "WRONG");
 	}
 	agree = show_reply_csums(rep, &res);
@@ -488,11 +503,13 @@ static int check_main(const char *req_text, const char *rep_text)
 		printf("  (tun-helper writes it anyway; with --strict it answers\n"
 		       "  %s)\n", rc_answer(&res, true, line, sizeof(line)));
 		if (res.ip_csum_checked && !res.ip_csum_right)
-			printf("  The kernel drops an IPv4 packet with a wrong header checksum without a\n"
+			printf("  The kernel drops an IPv4 packet with a wrong header checksum "
+			       "without a\n"
 			       "  word (its InCsumErrors counter goes up): the ping times out.\n");
 	}
 	if (!agree) {
-		fprintf(stderr, "pong-hex: internal error: the working shown disagrees with the check\n");
+		fprintf(stderr, "pong-hex: internal error: the working shown disagrees with the "
+				"check\n");
 		return EXIT_MALFORMED;
 	}
 	return res.findings ? EXIT_WRONG_REPLY : 0;
@@ -522,7 +539,8 @@ static const char *malformed_detail(const uint8_t *p, size_t len, char *buf,
 		snprintf(buf, size, "IPv4 total length %u with header %u and %zu bytes given",
 			 pkt_get_be16(p + 2), (p[0] & 15) * 4, len);
 	else
-		snprintf(buf, size, "IPv6 payload length %u: 40 + %u bytes beyond the %zu given, or below an ICMPv6 header",
+		snprintf(buf, size, "IPv6 payload length %u: 40 + %u bytes beyond the %zu given, "
+				    "or below an ICMPv6 header",
 			 pkt_get_be16(p + 4), pkt_get_be16(p + 4), len);
 	return buf;
 }
@@ -631,21 +649,12 @@ static int args_parse(int argc, char **argv, struct opts *o)
 			o->reply_only = true;
 			break;
 		case 'a':
-			if (o->cfg.n_addrs >= MAX_PREFIXES ||
-			    pkt_prefix_parse(optarg, &o->ours[o->cfg.n_addrs].prefix)) {
-				fprintf(stderr, "pong-hex: invalid prefix '%s' (expected ADDR or ADDR/LEN)\n",
-					optarg);
+			if (up_addr_arg("pong-hex", optarg, &o->cfg, o->ours, MAX_PREFIXES))
 				return EXIT_USAGE;
-			}
-			o->ours[o->cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
 			o->cfg.any_dst = false;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	return -1;
@@ -706,7 +715,8 @@ static int reply_main(const struct opts *o, const uint8_t *req, size_t len)
 	printf("\nVerdict: %s (%s)\n", reason_names[r], reason_descs[r]);
 	if (!up_is_reply(r)) {
 		printf("No reply is due: xdpong would %s it.\n",
-		       reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a user-space stack ignore" :
+		       reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a "
+			       "user-space stack ignore" :
 								"drop");
 		return EXIT_NO_REPLY;
 	}
@@ -714,7 +724,8 @@ static int reply_main(const struct opts *o, const uint8_t *req, size_t len)
 	printf("\nReply (%zu bytes):\n", len);
 	print_hex_lines(rep, len);
 	if (!ok) {
-		fprintf(stderr, "pong-hex: internal error: the checksum workings disagree with the reply\n");
+		fprintf(stderr, "pong-hex: internal error: the checksum workings disagree with the "
+				"reply\n");
 		return EXIT_MALFORMED;
 	}
 	return 0;
@@ -733,7 +744,8 @@ int main(int argc, char **argv)
 		return ret;
 	if (o.check) {
 		if (argc - optind != 2 || o.reply_only || o.cfg.n_addrs) {
-			fprintf(stderr, "pong-hex: --check takes REQUEST and REPLY, two hex arguments (quote each), and no other option\n");
+			fprintf(stderr, "pong-hex: --check takes REQUEST and REPLY, two hex "
+					"arguments (quote each), and no other option\n");
 			return EXIT_USAGE;
 		}
 		return check_main(argv[optind], argv[optind + 1]);

@@ -109,7 +109,9 @@ static bool check_ip4(const uint8_t *pkt, size_t len, struct rc_result *r)
 	uint16_t frag;
 
 	if (len < PKT_IP4_HLEN) {
-		finding(r, "packet %zu byte%s, shorter than an ipv4 header (20)", len, len == 1 ? "" : "s");
+		finding(r, "packet %zu byte%s, shorter than an ipv4 header (20)", len, len == 1
+			? "" :
+			"s");
 		return false;
 	}
 	if (hl < PKT_IP4_HLEN) {
@@ -158,13 +160,16 @@ static bool check_ip6(const uint8_t *pkt, size_t len, struct rc_result *r)
 	uint64_t sum;
 
 	if (len < PKT_IP6_HLEN) {
-		finding(r, "packet %zu byte%s, shorter than an ipv6 header (40)", len, len == 1 ? "" : "s");
+		finding(r, "packet %zu byte%s, shorter than an ipv6 header (40)", len, len == 1
+			? "" :
+			"s");
 		return false;
 	}
 	plen = pkt_get_be16(pkt + 4);
 	r->ip_len = PKT_IP6_HLEN + plen;
 	if (r->ip_len != len)
-		finding(r, "ipv6 payload length %zu, packet 40+%zu bytes", plen, len - PKT_IP6_HLEN);
+		finding(r, "ipv6 payload length %zu, packet 40+%zu bytes", plen,
+			len - PKT_IP6_HLEN);
 	if (r->ip_len > len)
 		return false;
 	if (pkt[6] != PKT_PROTO_ICMPV6) {
@@ -204,10 +209,12 @@ static void describe_difference(const struct rc_echo *rep, const struct rc_echo 
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
 	if (memcmp(rep->dst, req->src, alen))
-		finding(r, "dst %s, want %s (the request's src)", addr_str(rep->family, rep->dst, a),
+		finding(r, "dst %s, want %s (the request's src)", addr_str(rep->family, rep->dst,
+				a),
 			addr_str(rep->family, req->src, b));
 	if (memcmp(rep->src, req->dst, alen))
-		finding(r, "src %s, want %s (the request's dst)", addr_str(rep->family, rep->src, a),
+		finding(r, "src %s, want %s (the request's dst)", addr_str(rep->family, rep->src,
+				a),
 			addr_str(rep->family, req->dst, b));
 	if (rep->payload_len != req->payload_len) {
 		finding(r, "payload %zu bytes, want %zu (the request's)", rep->payload_len,

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 
+#include "cli.h"
 #include "hex.h"
 #include "reply_check.h"
 #include "tun.h"
@@ -389,7 +390,8 @@ static void do_command(struct helper *h, char *line)
 
 static void print_summary(const struct helper *h)
 {
-	fprintf(stderr, "tun-helper: %llu READ (%llu packets, %llu TIMEOUT), %llu WRITE (%llu OK, %llu OK WARN, %llu refused), %llu ERR, %llu answers unread\n",
+	fprintf(stderr, "tun-helper: %llu READ (%llu packets, %llu TIMEOUT), %llu WRITE (%llu OK, "
+			"%llu OK WARN, %llu refused), %llu ERR, %llu answers unread\n",
 		h->reads, h->packets, h->timeouts, h->writes, h->ok, h->warned, h->refused,
 		h->errors, h->unread);
 	tr_print(h->log, stderr, TABLE_ROWS_MAX);
@@ -445,12 +447,14 @@ static int fifo_make(const char *path)
 	if (errno == EEXIST && !lstat(path, &st) && S_ISFIFO(st.st_mode)) {
 		if (st.st_uid == geteuid())
 			return 0;
-		fprintf(stderr, "tun-helper: %s belongs to uid %u, not us: remove it or use --fifo DIR\n",
+		fprintf(stderr, "tun-helper: %s belongs to uid %u, not us: remove it or use --fifo "
+				"DIR\n",
 			path, (unsigned)st.st_uid);
 		return -1;
 	}
 	if (errno == EEXIST)
-		fprintf(stderr, "tun-helper: %s exists and is not a FIFO (a command written before the helper started makes a plain file): remove it\n",
+		fprintf(stderr, "tun-helper: %s exists and is not a FIFO (a command written before "
+				"the helper started makes a plain file): remove it\n",
 			path);
 	else
 		fprintf(stderr, "tun-helper: cannot make FIFO %s: %s\n", path, strerror(errno));
@@ -478,7 +482,7 @@ static int parse_ms(const char *opt, const char *arg, int *out)
 /* What main's phases share besides the helper: the command line, and what
  * setup made, so that the teardown removes that and nothing else. */
 struct run {
-	struct pkt_prefix addrs[MAX_ADDRS];
+	struct prefix addrs[MAX_ADDRS];
 	int n_addrs;
 	const char *dir, *report;
 	char cmd_path[4096], resp_path[4096], name[IFNAMSIZ];
@@ -515,8 +519,9 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 			break;
 		case 'a':
 			if (r->n_addrs >= MAX_ADDRS || !strchr(optarg, '/') ||
-			    pkt_prefix_parse(optarg, &r->addrs[r->n_addrs])) {
-				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected ADDR/LEN, e.g. 172.16.0.1/24)\n",
+			    prefix_parse(optarg, &r->addrs[r->n_addrs])) {
+				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected "
+						"ADDR/LEN, e.g. 172.16.0.1/24)\n",
 					optarg);
 				return 2;
 			}
@@ -539,12 +544,8 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 		case 'v':
 			h->verbose++;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	/* An optional argument only binds as --fifo=DIR: take "--fifo DIR" too. */
@@ -585,11 +586,8 @@ static void signals_install(void)
 {
 	struct sigaction sa;
 
+	cli_stop_signals(on_signal); /* a signal ends the wait */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the wait */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -611,7 +609,7 @@ static int tun_setup(struct helper *h, struct run *r)
 
 		if (e && e != -EEXIST) {
 			fprintf(stderr, "tun-helper: cannot add %s to %s: %s\n",
-				pkt_prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name,
+				prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name,
 				strerror(-e));
 			return -1;
 		}
@@ -649,7 +647,8 @@ static int fifos_setup(struct helper *h, struct run *r)
 	}
 	/* Two helpers reading one cmd FIFO would split the commands between them. */
 	if (flock(h->cmd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "tun-helper: another tun-helper serves %s (use --fifo DIR for a second one)\n",
+		fprintf(stderr, "tun-helper: another tun-helper serves %s (use --fifo DIR for a "
+				"second one)\n",
 			r->cmd_path);
 		r->made_cmd = r->made_resp = 0; /* theirs now: leave them */
 		return -1;
@@ -746,7 +745,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_REALTIME, &h.started);
-	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d ms%s)\n",
+	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d "
+			"ms%s)\n",
 		r.name, r.cmd_path, r.resp_path, h.timeout_ms, h.strict ? ", --strict" : "");
 
 	ret = serve(&h);

@@ -14,6 +14,7 @@
 #include <arpa/inet.h>
 
 #include <json-c/json.h>
+#include "cli.h"
 #include "xdpong_names.h"
 #include "tun.h"
 #include "userpong.h"
@@ -97,14 +98,15 @@ static void addrs_load(struct stack *s, bool say)
 	if (!say)
 		return;
 	if (!n) {
-		fprintf(stderr, "tun-stack: %s has no addresses yet; answering for its peer and on-link prefixes once it has\n",
+		fprintf(stderr, "tun-stack: %s has no addresses yet; answering for its peer and "
+				"on-link prefixes once it has\n",
 			s->ifname);
 		return;
 	}
 	fprintf(stderr, "tun-stack: %s:", s->ifname);
 	for (size_t i = 0; i < n; i++)
 		fprintf(stderr, " %s (%s)",
-			pkt_prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
+			prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
 			s->addrs[i].origin == UP_ADDR_NOT_OURS ? "the kernel's" :
 			s->addrs[i].origin == XDPONG_ADDR_BROADCAST ? "broadcast" : "ours");
 	fprintf(stderr, "\n");
@@ -198,14 +200,9 @@ static int args_parse(int argc, char **argv, struct stack *s)
 			s->ifname = optarg;
 			break;
 		case 'a':
-			if (s->cfg.n_addrs >= MAX_PREFIXES ||
-			    pkt_prefix_parse(optarg, &s->addrs[s->cfg.n_addrs].prefix)) {
-				fprintf(stderr, "tun-stack: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %d)\n",
-					optarg, MAX_PREFIXES);
-				return 2;
-			}
 			/* As xdpong's --addr: ours, and sources there are answered. */
-			s->addrs[s->cfg.n_addrs++].origin = XDPONG_ADDR_OPERATOR;
+			if (up_addr_arg("tun-stack", optarg, &s->cfg, s->addrs, MAX_PREFIXES))
+				return CLI_EXIT_USAGE;
 			s->auto_addrs = false;
 			break;
 		case 's':
@@ -213,7 +210,8 @@ static int args_parse(int argc, char **argv, struct stack *s)
 			if (optarg && !strcmp(optarg, "json")) {
 				s->json = true;
 			} else if (optarg && strcmp(optarg, "text")) {
-				fprintf(stderr, "tun-stack: invalid --stats format '%s' (text or json)\n",
+				fprintf(stderr, "tun-stack: invalid --stats format '%s' (text or "
+						"json)\n",
 					optarg);
 				return 2;
 			}
@@ -221,12 +219,8 @@ static int args_parse(int argc, char **argv, struct stack *s)
 		case 'v':
 			s->verbose++;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
+		default: /* 'h', or a bad option */
+			return cli_help(c, usage);
 		}
 	}
 	if (optind < argc) {
@@ -271,11 +265,9 @@ static void signals_install(void)
 {
 	struct sigaction sa;
 
+	cli_stop_signals(on_signal); /* a signal ends the read */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal; /* no SA_RESTART: a signal ends the read */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_signal; /* SIGUSR1: the stats, then on */
 	sigaction(SIGUSR1, &sa, NULL);
 }
 

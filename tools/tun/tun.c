@@ -12,7 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "tun.h"
-#include "../../loader/nlsock.h" /* the one rtnetlink socket helper */
+#include "nlsock.h" /* the one rtnetlink socket helper (lib/) */
 
 int tun_open(const char *name, bool tap, char *actual)
 {
@@ -79,7 +79,7 @@ static int nl_open(unsigned int groups)
 	return nl_socket(groups, 0);
 }
 
-int tun_addr_add(int ifindex, const struct pkt_prefix *p)
+int tun_addr_add(int ifindex, const struct prefix *p)
 {
 	union {
 		struct {
@@ -89,7 +89,7 @@ int tun_addr_add(int ifindex, const struct pkt_prefix *p)
 		char msg[256];
 	} req;
 	char buf[4096];
-	size_t alen = p->family == 4 ? 4 : 16;
+	size_t alen = p->family == AF_INET ? 4 : 16;
 	__u32 flags = IFA_F_NODAD;
 	struct nlmsghdr *nh;
 	int fd, e;
@@ -100,12 +100,12 @@ int tun_addr_add(int ifindex, const struct pkt_prefix *p)
 	req.nh.nlmsg_type = RTM_NEWADDR;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
 	req.nh.nlmsg_seq = 1;
-	req.ifa.ifa_family = p->family == 4 ? AF_INET : AF_INET6;
+	req.ifa.ifa_family = (unsigned char)p->family;
 	req.ifa.ifa_prefixlen = (unsigned char)p->len;
 	req.ifa.ifa_index = (unsigned int)ifindex;
 	rta_add(req.msg, IFA_LOCAL, p->addr, alen);
 	rta_add(req.msg, IFA_ADDRESS, p->addr, alen);
-	if (p->family == 6) /* a TUN has no neighbours to detect duplicates with */
+	if (p->family == AF_INET6) /* a TUN has no neighbours to detect duplicates with */
 		rta_add(req.msg, IFA_FLAGS, &flags, sizeof(flags));
 	fd = nl_open(0);
 	if (fd < 0)
@@ -137,7 +137,7 @@ static void addr_put(struct up_addr *out, size_t *n, size_t cap, int family,
 		return;
 	a = &out[(*n)++];
 	memset(a, 0, sizeof(*a));
-	a->prefix.family = family;
+	a->prefix.family = family == 4 ? AF_INET : AF_INET6;
 	memcpy(a->prefix.addr, addr, family == 4 ? 4 : 16);
 	a->prefix.len = len;
 	a->origin = origin;

@@ -25,7 +25,7 @@ int tun_open(const char *name, bool tap, char *actual);
 int tun_link_up(const char *ifname);
 
 /* Add addr/len to ifindex (RTM_NEWADDR; IPv6 without DAD). 0 or -errno. */
-int tun_addr_add(int ifindex, const struct pkt_prefix *p);
+int tun_addr_add(int ifindex, const struct prefix *p);
 
 /*
  * The destinations a user-space stack behind the TUN ifindex stands for:

@@ -229,7 +229,8 @@ void tr_print(const struct tun_report *t, FILE *f, size_t max_rows)
 		const struct write_rec *w = r->reply >= 0 ? &t->writes[r->reply] : NULL;
 
 		if (i == max_rows) {
-			fprintf(f, "  ... %zu more (--report FILE lists them all)\n", t->n_reqs - i);
+			fprintf(f, "  ... %zu more (--report FILE lists them all)\n",
+				t->n_reqs - i);
 			break;
 		}
 		if (w)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* xdpong's echo rules in user space: see userpong.h. */
+#include <stdio.h>
 #include <string.h>
 
 #include "userpong.h"
@@ -12,6 +13,19 @@ uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 	return (uint16_t)~pkt_csum_fold(sum);
 }
 
+int up_addr_arg(const char *prog, const char *text, struct up_config *cfg,
+		struct up_addr *addrs, size_t max)
+{
+	if (cfg->n_addrs >= max || prefix_parse(text, &addrs[cfg->n_addrs].prefix)) {
+		fprintf(stderr,
+			"%s: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %zu)\n",
+			prog, text, max);
+		return -1;
+	}
+	addrs[cfg->n_addrs++].origin = XDPONG_ADDR_OPERATOR;
+	return 0;
+}
+
 uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *addr)
 {
 	uint32_t origin = 0;
@@ -22,7 +36,7 @@ uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *
 
 		/* Longest prefix wins, as in the kernel's LPM trie. */
 		if ((int)a->prefix.len > best &&
-		    pkt_prefix_match(&a->prefix, 1, family, addr)) {
+		    prefix_match(&a->prefix, 1, family == 4 ? AF_INET : AF_INET6, addr)) {
 			best = (int)a->prefix.len;
 			origin = a->origin;
 		}
@@ -142,7 +156,8 @@ static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
 		return REASON(drop_truncated);
 	/* The next header first, as in the XDP program. */
 	if (ip[6] != PKT_PROTO_ICMPV6)
-		return xdpong_ipv6_ext_header(ip[6]) ? REASON(pass_ipv6_ext) : REASON(pass_not_icmp);
+		return xdpong_ipv6_ext_header(ip[6]) ? REASON(pass_ipv6_ext) :
+						       REASON(pass_not_icmp);
 	if (ip[0] >> 4 != 6)
 		return REASON(drop_bad_version);
 	plen = pkt_get_be16(ip + 4);

@@ -26,7 +26,7 @@
  */
 #define UP_ADDR_NOT_OURS 0x100
 struct up_addr {
-	struct pkt_prefix prefix;
+	struct prefix prefix;
 	uint32_t origin;
 };
 
@@ -36,6 +36,14 @@ struct up_config {
 	bool any_dst;        /* every unicast destination is ours (pong-hex) */
 	size_t max_icmp_len; /* longer ICMP messages are passed; 0: no limit */
 };
+
+/*
+ * --addr TEXT (ADDR or ADDR/LEN) as xdpong's: one more prefix of ours
+ * (XDPONG_ADDR_OPERATOR) in cfg's addrs, of room max. 0, or -1 said on
+ * stderr in prog's name.
+ */
+int up_addr_arg(const char *prog, const char *text, struct up_config *cfg,
+		struct up_addr *addrs, size_t max);
 
 /* The origin of the longest prefix holding addr (family 4 or 6); 0 if none. */
 uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *addr);

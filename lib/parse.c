@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Untrusted text to numbers and prefixes; strict, so typos are errors. */
+/* Untrusted text to numbers and listen addresses; strict, so typos are errors. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "prefix.h"
+#include "parse.h"
 
 /*
  * The rules for numbers and prefixes: docs/input-rules.md (checked by
- * tests/fuzz-parsers/fuzz_u64.c and fuzz_prefix.c).
+ * tests/fuzz-parsers/fuzz_u64.c; prefixes: prefix.c)).
  * strtoull alone takes signs, spaces and hex: check the digits first.
  */
 int parse_u64(const char *text, unsigned long long min, unsigned long long max,
@@ -48,60 +47,6 @@ int parse_seconds(const char *text, double min, double max, double *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-int prefix_parse(const char *text, struct prefix *out)
-{
-	char buf[INET6_ADDRSTRLEN + 8];
-	unsigned long long len;
-	char *slash;
-
-	if (!text || strlen(text) >= sizeof(buf))
-		return -1;
-	strcpy(buf, text);
-	memset(out, 0, sizeof(*out));
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash = '\0';
-	if (inet_pton(AF_INET, buf, out->addr) == 1) {
-		out->family = AF_INET;
-		out->len = 32;
-	} else if (inet_pton(AF_INET6, buf, out->addr) == 1) {
-		out->family = AF_INET6;
-		out->len = 128;
-	} else {
-		return -1;
-	}
-	if (slash) {
-		if (parse_u64(slash + 1, 0, out->len, &len))
-			return -1;
-		out->len = len;
-	}
-	return 0;
-}
-
-void prefix_mask(struct prefix *p)
-{
-	unsigned int bytes = p->family == AF_INET ? 4 : 16;
-
-	for (unsigned int i = 0; i < bytes; i++) {
-		unsigned int bit = i * 8;
-
-		if (bit >= p->len)
-			p->addr[i] = 0;
-		else if (p->len - bit < 8)
-			p->addr[i] &= (__u8)(0xff << (8 - (p->len - bit)));
-	}
-}
-
-const char *prefix_str(const struct prefix *p, char *buf, size_t size)
-{
-	char a[INET6_ADDRSTRLEN];
-
-	if (!inet_ntop(p->family, p->addr, a, sizeof(a)))
-		snprintf(a, sizeof(a), "?");
-	snprintf(buf, size, "%s/%u", a, p->len);
-	return buf;
 }
 
 int listen_parse(const char *text, struct sockaddr_storage *out)
