@@ -17,20 +17,16 @@
 #define XDPONG_X_OUTCOME(name, outcome, desc) XDPONG_##outcome,
 
 /* "reply_echo4", ...: the counter, JSON and metric label of each reason. */
-static const char *const reason_names[XDPONG_R_MAX] __attribute__((unused)) = {
-	XDPONG_REASONS(XDPONG_X_NAME)
-};
+static const char *const reason_names[XDPONG_R_MAX]
+	__attribute__((unused)) = { XDPONG_REASONS(XDPONG_X_NAME) };
 /* One line each, for --help, tables and stats. */
-static const char *const reason_descs[XDPONG_R_MAX] __attribute__((unused)) = {
-	XDPONG_REASONS(XDPONG_X_DESC)
-};
-static const enum xdpong_outcome reason_outcomes[XDPONG_R_MAX] __attribute__((unused)) = {
-	XDPONG_REASONS(XDPONG_X_OUTCOME)
-};
+static const char *const reason_descs[XDPONG_R_MAX]
+	__attribute__((unused)) = { XDPONG_REASONS(XDPONG_X_DESC) };
+static const enum xdpong_outcome reason_outcomes[XDPONG_R_MAX]
+	__attribute__((unused)) = { XDPONG_REASONS(XDPONG_X_OUTCOME) };
 /* Indexed by enum xdpong_outcome. */
-static const char *const outcome_names[3] __attribute__((unused)) = {
-	"replied", "passed", "dropped"
-};
+static const char *const outcome_names[3]
+	__attribute__((unused)) = { "replied", "passed", "dropped" };
 
 #undef XDPONG_X_NAME
 #undef XDPONG_X_DESC

@@ -33,8 +33,8 @@ static void hexbyte(FILE *f, const uint8_t *buf, size_t len, size_t i)
 		fputs("   ", f);
 }
 
-size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got,
-		   size_t got_len, const uint8_t *want, size_t want_len)
+size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got, size_t got_len,
+		   const uint8_t *want, size_t want_len)
 {
 	size_t n = got_len > want_len ? got_len : want_len;
 	size_t ndiff = 0, lines = 0, skipped = 0, last;
@@ -67,15 +67,13 @@ size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got,
 			if (j >= got_len || j >= want_len || got[j] != want[j])
 				last = j;
 		for (size_t j = i; j <= last; j++)
-			fputs(j < got_len && j < want_len && got[j] == want[j] ?
-				      "   " : " ^^", f);
+			fputs(j < got_len && j < want_len && got[j] == want[j] ? "   " : " ^^", f);
 		fputc('\n', f);
 	}
 	if (skipped)
 		fprintf(f, "%s(%zu more differing lines)\n", indent, skipped);
 	if (got_len != want_len) {
-		fprintf(f, "%slength: got %zu, want %zu\n", indent, got_len,
-			want_len);
+		fprintf(f, "%slength: got %zu, want %zu\n", indent, got_len, want_len);
 		ndiff++;
 	}
 	return ndiff;
@@ -91,8 +89,7 @@ static int hexval(char c)
 	return -1;
 }
 
-long pkt_hex_parse(const char *text, uint8_t *buf, size_t cap, char *why,
-		   size_t why_len)
+long pkt_hex_parse(const char *text, uint8_t *buf, size_t cap, char *why, size_t why_len)
 {
 	const char *p = text, *tok, *end;
 	size_t n = 0;
@@ -123,8 +120,7 @@ long pkt_hex_parse(const char *text, uint8_t *buf, size_t cap, char *why,
 			int hi = hexval(tok[0]), lo = hexval(tok[1]);
 
 			if (hi < 0 || lo < 0) {
-				snprintf(why, why_len,
-					 "'%c' at offset %zu is not a hex digit",
+				snprintf(why, why_len, "'%c' at offset %zu is not a hex digit",
 					 hi < 0 ? tok[0] : tok[1],
 					 (size_t)(tok - text) + (hi < 0 ? 0 : 1));
 				return -1;

@@ -19,8 +19,8 @@ void pkt_hexline(FILE *f, const uint8_t *buf, size_t len);
  * differing bytes marked, plus a length note, and return the number of
  * differing bytes (lengths differing count as one).
  */
-size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got,
-		   size_t got_len, const uint8_t *want, size_t want_len);
+size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got, size_t got_len,
+		   const uint8_t *want, size_t want_len);
 
 /*
  * Hex text to bytes: whitespace between tokens, a "0x" before a token and
@@ -28,7 +28,6 @@ size_t pkt_hexdiff(FILE *f, const char *indent, const uint8_t *got,
  * every token must hold whole bytes. Returns the byte count, or -1 with a
  * message in why (e.g. "odd number of hex digits in '450'").
  */
-long pkt_hex_parse(const char *text, uint8_t *buf, size_t cap, char *why,
-		   size_t why_len);
+long pkt_hex_parse(const char *text, uint8_t *buf, size_t cap, char *why, size_t why_len);
 
 #endif /* XDPONG_LIB_HEX_H */

@@ -48,8 +48,8 @@ void pkt_pseudo6_tail(uint8_t tail[8], uint32_t upper_len, uint8_t nexthdr)
 	tail[7] = nexthdr;
 }
 
-uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16],
-			  uint32_t upper_len, uint8_t nexthdr)
+uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16], uint32_t upper_len,
+			  uint8_t nexthdr)
 {
 	uint8_t tail[8];
 	uint64_t sum;
@@ -62,14 +62,12 @@ uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16],
 
 uint16_t pkt_icmp6_sum(const uint8_t *ip6, const uint8_t *icmp, size_t len)
 {
-	return pkt_csum_fold(pkt_csum_pseudo6(ip6 + 8, ip6 + 24, (uint32_t)len,
-					      PKT_PROTO_ICMPV6) +
+	return pkt_csum_fold(pkt_csum_pseudo6(ip6 + 8, ip6 + 24, (uint32_t)len, PKT_PROTO_ICMPV6) +
 			     pkt_csum_partial(icmp, len, 0));
 }
 
 /* Where the IP header starts and which family it is; -1 if not IP. */
-static int locate_l3(const uint8_t *frame, size_t len, enum pkt_framing framing,
-		     size_t *l3_off)
+static int locate_l3(const uint8_t *frame, size_t len, enum pkt_framing framing, size_t *l3_off)
 {
 	uint16_t et;
 
@@ -108,8 +106,7 @@ static uint16_t verify_sum(const uint8_t *p, size_t len, uint32_t sum_swapped)
 	return (uint16_t)sum; /* byte-swapped sum; 0xffff is its own swap */
 }
 
-const char *pkt_verify_csums(const uint8_t *frame, size_t len,
-			     enum pkt_framing framing)
+const char *pkt_verify_csums(const uint8_t *frame, size_t len, enum pkt_framing framing)
 {
 	size_t off, l3_len, hl, tot, plen;
 	const uint8_t *ip;
@@ -197,8 +194,7 @@ void pkt_spec_init(struct pkt_spec *s, int family, enum pkt_framing framing)
 	static const uint8_t src_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 	static const uint8_t src4[4] = { 203, 0, 113, 7 };
 	static const uint8_t dst4[4] = { 192, 0, 2, 1 };
-	static const uint8_t src6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff,
-					  [15] = 7 };
+	static const uint8_t src6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, [15] = 7 };
 	static const uint8_t dst6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 
 	memset(s, 0, sizeof(*s));
@@ -229,8 +225,8 @@ void pkt_spec_init(struct pkt_spec *s, int family, enum pkt_framing framing)
 /* pkt_build's IPv6 header, before any extension headers in s->opts. */
 static void put_ip6_header(const struct pkt_spec *s, uint8_t *ip, size_t icmp_len)
 {
-	uint32_t w = (uint32_t)((s->version ? s->version : 6) & 15) << 28 |
-		     (uint32_t)s->tos << 20 | (s->flow & 0xfffff);
+	uint32_t w = (uint32_t)((s->version ? s->version : 6) & 15) << 28 | (uint32_t)s->tos << 20 |
+		     (s->flow & 0xfffff);
 
 	ip[0] = w >> 24;
 	ip[1] = (w >> 16) & 0xff;
@@ -275,8 +271,9 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 	if (s->framing == PKT_FRAMING_ETH) {
 		memcpy(buf, s->eth_dst, 6);
 		memcpy(buf + 6, s->eth_src, 6);
-		pkt_put_be16(buf + 12, s->ethertype ? s->ethertype :
-				   s->family == 6 ? PKT_ETH_P_IPV6 : PKT_ETH_P_IP);
+		pkt_put_be16(buf + 12, s->ethertype   ? s->ethertype :
+				       s->family == 6 ? PKT_ETH_P_IPV6 :
+							PKT_ETH_P_IP);
 		off = PKT_ETH_HLEN;
 	}
 	l3 = off;
@@ -295,10 +292,10 @@ size_t pkt_build(const struct pkt_spec *s, uint8_t *buf, size_t cap)
 	pkt_put_be16(buf + icmp_off + 4, s->icmp_id);
 	pkt_put_be16(buf + icmp_off + 6, s->icmp_seq);
 	for (i = 0; i < s->payload_len; i++)
-		buf[icmp_off + PKT_ICMP_HLEN + i] =
-			s->payload ? s->payload[i] :
-			s->payload_fill == PKT_FILL_COUNT ? (uint8_t)i :
-							    (uint8_t)s->payload_fill;
+		buf[icmp_off + PKT_ICMP_HLEN + i] = s->payload ? s->payload[i] :
+						    s->payload_fill == PKT_FILL_COUNT ?
+								 (uint8_t)i :
+								 (uint8_t)s->payload_fill;
 
 	sum = pkt_csum_partial(buf + icmp_off, icmp_len, 0);
 	if (s->family == 6) /* RFC 8200 8.1: ICMPv6 includes the pseudo-header */

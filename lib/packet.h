@@ -21,7 +21,7 @@
 #define PKT_ETH_HLEN 14
 #define PKT_IP4_HLEN 20 /* without options */
 #define PKT_IP6_HLEN 40
-#define PKT_ICMP_HLEN 8 /* ICMP and ICMPv6 echo header alike */
+#define PKT_ICMP_HLEN 8      /* ICMP and ICMPv6 echo header alike */
 #define PKT_ETH_MIN_FRAME 60 /* shortest Ethernet frame, FCS excluded */
 
 #define PKT_ETH_P_IP 0x0800
@@ -77,8 +77,8 @@ uint16_t pkt_csum(const void *buf, size_t len);
 void pkt_pseudo6_tail(uint8_t tail[8], uint32_t upper_len, uint8_t nexthdr);
 
 /* The pseudo-header's running sum: addresses, then pkt_pseudo6_tail(). */
-uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16],
-			  uint32_t upper_len, uint8_t nexthdr);
+uint64_t pkt_csum_pseudo6(const uint8_t src[16], const uint8_t dst[16], uint32_t upper_len,
+			  uint8_t nexthdr);
 
 /*
  * The folded sum of an ICMPv6 message of len bytes at icmp with the
@@ -94,8 +94,7 @@ uint16_t pkt_icmp6_sum(const uint8_t *ip6, const uint8_t *icmp, size_t len);
  * to 0xffff, the ICMPv6 message with its pseudo-header too. Returns NULL
  * if they do, else a short description of what is wrong.
  */
-const char *pkt_verify_csums(const uint8_t *frame, size_t len,
-			     enum pkt_framing framing);
+const char *pkt_verify_csums(const uint8_t *frame, size_t len, enum pkt_framing framing);
 
 /*
  * Recompute the IPv4 header checksum (over IHL words) and the ICMP or
@@ -129,11 +128,11 @@ struct pkt_spec {
 	uint16_t ethertype; /* 0: IPv4 or IPv6 as family says */
 
 	/* IP, both families */
-	uint8_t version;  /* version nibble; 0: family, PKT_NIBBLE_0: 0 */
-	uint8_t tos;      /* IPv4 TOS / IPv6 traffic class */
-	uint8_t ttl;      /* IPv4 TTL / IPv6 hop limit */
-	uint8_t proto;    /* IPv4 protocol / IPv6 next header */
-	int len_delta;    /* added to the true IPv4 total / IPv6 payload length */
+	uint8_t version; /* version nibble; 0: family, PKT_NIBBLE_0: 0 */
+	uint8_t tos;     /* IPv4 TOS / IPv6 traffic class */
+	uint8_t ttl;     /* IPv4 TTL / IPv6 hop limit */
+	uint8_t proto;   /* IPv4 protocol / IPv6 next header */
+	int len_delta;   /* added to the true IPv4 total / IPv6 payload length */
 	/* IPv4 options / IPv6 extension headers, placed before the ICMP message */
 	const uint8_t *opts;
 	size_t opts_len;
@@ -141,32 +140,32 @@ struct pkt_spec {
 	/* IPv4 */
 	uint8_t ip4_src[4];
 	uint8_t ip4_dst[4];
-	uint8_t ihl;         /* IHL nibble; 0: (20 + opts_len) / 4, PKT_NIBBLE_0: 0 */
+	uint8_t ihl; /* IHL nibble; 0: (20 + opts_len) / 4, PKT_NIBBLE_0: 0 */
 	uint16_t ip_id;
-	uint16_t frag;       /* flags and fragment offset: 0x4000 DF, 0x2000 MF */
-	int ip_csum_delta;   /* added to the true header checksum; 0: correct */
+	uint16_t frag;     /* flags and fragment offset: 0x4000 DF, 0x2000 MF */
+	int ip_csum_delta; /* added to the true header checksum; 0: correct */
 
 	/* IPv6 */
 	uint8_t ip6_src[16];
 	uint8_t ip6_dst[16];
-	uint32_t flow;       /* 20-bit flow label */
+	uint32_t flow; /* 20-bit flow label */
 
 	/* ICMP / ICMPv6 */
 	uint8_t icmp_type;
 	uint8_t icmp_code;
 	uint16_t icmp_id;
 	uint16_t icmp_seq;
-	int icmp_csum_delta; /* added to the true checksum; 0: correct */
+	int icmp_csum_delta;    /* added to the true checksum; 0: correct */
 	const uint8_t *payload; /* NULL: payload_fill */
 	size_t payload_len;
-	int payload_fill;    /* each byte this value, or PKT_FILL_COUNT */
+	int payload_fill; /* each byte this value, or PKT_FILL_COUNT */
 
 	/* After the IP packet: link-layer padding, not counted in IP lengths */
-	size_t pad_len;      /* bytes appended */
-	size_t pad_to;       /* or appended until the frame is this long (60) */
+	size_t pad_len; /* bytes appended */
+	size_t pad_to;  /* or appended until the frame is this long (60) */
 	uint8_t pad_byte;
 
-	size_t truncate;     /* non-zero: cut the frame to this many bytes */
+	size_t truncate; /* non-zero: cut the frame to this many bytes */
 };
 
 /* Fill s with a valid echo request of the family (4 or 6) and framing. */

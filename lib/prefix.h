@@ -9,9 +9,9 @@
 #include <linux/types.h>
 
 struct prefix {
-	int family;     /* AF_INET or AF_INET6 (not the IP header's 4 or 6) */
+	int family; /* AF_INET or AF_INET6 (not the IP header's 4 or 6) */
 	unsigned int len;
-	__u8 addr[16];  /* network order */
+	__u8 addr[16]; /* network order */
 };
 
 /* Parse "192.0.2.1", "192.0.2.0/24", "2001:db8::1/64". 0 or -1. */

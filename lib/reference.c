@@ -7,8 +7,7 @@
 
 #include "reference.h"
 
-static bool ip4_is(const uint8_t *a, uint8_t b0, uint8_t b1, uint8_t b2,
-		   uint8_t b3)
+static bool ip4_is(const uint8_t *a, uint8_t b0, uint8_t b1, uint8_t b2, uint8_t b3)
 {
 	return a[0] == b0 && a[1] == b1 && a[2] == b2 && a[3] == b3;
 }
@@ -16,8 +15,7 @@ static bool ip4_is(const uint8_t *a, uint8_t b0, uint8_t b1, uint8_t b2,
 /* RFC 1812 5.3.7 / Linux ip_route_input: sources no host sends from. */
 static bool ip4_src_martian(const uint8_t *a)
 {
-	return a[0] == 0 || a[0] == 127 || (a[0] & 0xf0) == 0xe0 ||
-	       ip4_is(a, 255, 255, 255, 255);
+	return a[0] == 0 || a[0] == 127 || (a[0] & 0xf0) == 0xe0 || ip4_is(a, 255, 255, 255, 255);
 }
 
 static bool ip6_is_zero_upto(const uint8_t *a, size_t n)
@@ -45,9 +43,8 @@ static bool ip6_is_loopback(const uint8_t *a)
 		return v;            \
 	} while (0)
 
-static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
-				     const uint8_t *ip, size_t l3_len,
-				     const char *kernel, uint8_t *reply_ip,
+static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg, const uint8_t *ip,
+				     size_t l3_len, const char *kernel, uint8_t *reply_ip,
 				     const char **why)
 {
 	size_t hl, tot, icmp_len;
@@ -124,9 +121,8 @@ static enum pkt_ref_verdict ref_ipv4(const struct pkt_ref_config *cfg,
 	VERDICT(PKT_REF_REPLY, "echo request");
 }
 
-static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
-				     const uint8_t *ip, size_t l3_len,
-				     const char *kernel, uint8_t *reply_ip,
+static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg, const uint8_t *ip,
+				     size_t l3_len, const char *kernel, uint8_t *reply_ip,
 				     const char **why)
 {
 	const uint8_t *src = ip + 8, *dst = ip + 24, *icmp;
@@ -187,9 +183,8 @@ static enum pkt_ref_verdict ref_ipv6(const struct pkt_ref_config *cfg,
 	VERDICT(PKT_REF_REPLY, "echo request");
 }
 
-enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg,
-					 const uint8_t *frame, size_t len,
-					 uint8_t *reply, const char **why)
+enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg, const uint8_t *frame,
+					 size_t len, uint8_t *reply, const char **why)
 {
 	const char *kernel = NULL;
 	enum pkt_ref_verdict v;
@@ -220,11 +215,9 @@ enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg,
 	if (reply)
 		memcpy(reply, frame, len);
 	if (family == 4)
-		v = ref_ipv4(cfg, frame + off, len - off, kernel,
-			     reply ? reply + off : NULL, why);
+		v = ref_ipv4(cfg, frame + off, len - off, kernel, reply ? reply + off : NULL, why);
 	else
-		v = ref_ipv6(cfg, frame + off, len - off, kernel,
-			     reply ? reply + off : NULL, why);
+		v = ref_ipv6(cfg, frame + off, len - off, kernel, reply ? reply + off : NULL, why);
 	if (v == PKT_REF_REPLY && reply && off) {
 		memcpy(reply, frame + 6, 6);
 		memcpy(reply + 6, frame, 6);

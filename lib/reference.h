@@ -16,7 +16,7 @@
 /* What the responder under test was configured with. */
 struct pkt_ref_config {
 	enum pkt_framing framing;
-	bool check_mac;           /* answer only frames sent to mac */
+	bool check_mac; /* answer only frames sent to mac */
 	uint8_t mac[6];
 	const struct prefix *local; /* destinations that are ours */
 	size_t n_local;
@@ -26,7 +26,7 @@ struct pkt_ref_config {
 	/* The host's subnet broadcast addresses: Linux treats them as broadcast */
 	const struct prefix *broadcast;
 	size_t n_broadcast;
-	size_t max_icmp_len;      /* longer ICMP messages go to the kernel; 0: no limit */
+	size_t max_icmp_len; /* longer ICMP messages go to the kernel; 0: no limit */
 };
 
 /* What a correct responder does with a frame. */
@@ -49,8 +49,7 @@ enum pkt_ref_verdict {
  * padding after the IP packet included, unchanged. *why (if non-NULL)
  * gets a short reason.
  */
-enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg,
-					 const uint8_t *frame, size_t len,
-					 uint8_t *reply, const char **why);
+enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg, const uint8_t *frame,
+					 size_t len, uint8_t *reply, const char **why);
 
 #endif /* XDPONG_LIB_REFERENCE_H */

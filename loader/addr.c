@@ -106,14 +106,12 @@ const struct cmd_def cmd_addr = {
 	.max_args = OPTS_MAX_ARGS,
 	.iface_arg = true,
 	.summary = "change or list the prefixes an attached xdpong answers for",
-	.description =
-		"Change the prefixes the xdpong attached to IFACE answers for, without\n"
-		"reattaching. Added prefixes are the operator's: address changes on the\n"
-		"interface never remove them. Deleting an interface address lasts until\n"
-		"'xdpong run' sees the interface's addresses change.",
-	.examples =
-		"  xdpong addr eth0 add 192.0.2.0/24 2001:db8:1::/48\n"
-		"  xdpong addr eth0 del 192.0.2.0/24\n"
-		"  xdpong addr eth0 list\n",
+	.description = "Change the prefixes the xdpong attached to IFACE answers for, without\n"
+		       "reattaching. Added prefixes are the operator's: address changes on the\n"
+		       "interface never remove them. Deleting an interface address lasts until\n"
+		       "'xdpong run' sees the interface's addresses change.",
+	.examples = "  xdpong addr eth0 add 192.0.2.0/24 2001:db8:1::/48\n"
+		    "  xdpong addr eth0 del 192.0.2.0/24\n"
+		    "  xdpong addr eth0 list\n",
 	.run = addr_main,
 };

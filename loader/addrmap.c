@@ -16,8 +16,7 @@
 #define MAX_IFACE_ADDRS 1024 /* what the tries hold */
 
 /* Map key of a prefix in the LPM trie of its family; returns the map fd. */
-static int prefix_key(const struct prefix *p, int fd4, int fd6,
-		      struct xdpong_addr6_key *key)
+static int prefix_key(const struct prefix *p, int fd4, int fd6, struct xdpong_addr6_key *key)
 {
 	memset(key, 0, sizeof(*key));
 	key->prefixlen = p->len;
@@ -43,8 +42,7 @@ int addr_map_del(int fd4, int fd6, const struct prefix *p)
 }
 
 /* Every entry of both maps, as prefixes with their origin. */
-int addr_map_walk(int fd4, int fd6,
-		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
+int addr_map_walk(int fd4, int fd6, int (*cb)(const struct prefix *p, __u32 origin, void *arg),
 		  void *arg)
 {
 	for (int fam = 0; fam < 2; fam++) {
@@ -97,12 +95,11 @@ static int want_cb(const struct prefix *p, int ifindex, __u32 flags, void *arg)
 	if (s->others && ifindex == s->own_ifindex)
 		return 0; /* the first pass took them */
 	/* The kernel does not answer for these either (RFC 4862 5.4). */
-	if (!(flags & ADDR_CB_BROADCAST) &&
-	    (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))) {
+	if (!(flags & ADDR_CB_BROADCAST) && (flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))) {
 		if (!s->quiet && ifindex == s->own_ifindex)
 			log_note("%s: not answering for %s yet: duplicate address detection %s",
-			     s->ifname, prefix_str(p, buf, sizeof(buf)),
-			     flags & IFA_F_DADFAILED ? "failed" : "in progress");
+				 s->ifname, prefix_str(p, buf, sizeof(buf)),
+				 flags & IFA_F_DADFAILED ? "failed" : "in progress");
 		return 0;
 	}
 	if (s->n_want >= MAX_IFACE_ADDRS) {
@@ -110,7 +107,7 @@ static int want_cb(const struct prefix *p, int ifindex, __u32 flags, void *arg)
 		return 0;
 	}
 	s->want_origin[s->n_want] = flags & ADDR_CB_BROADCAST ? XDPONG_ADDR_BROADCAST :
-								 XDPONG_ADDR_IFACE;
+								XDPONG_ADDR_IFACE;
 	s->want_ifindex[s->n_want] = ifindex;
 	s->want[s->n_want++] = *p;
 	return 0;
@@ -250,8 +247,7 @@ static int reconcile(int fd4, int fd6, struct sync_ctx *s)
 	return 0;
 }
 
-int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet,
-	      int *n4, int *n6)
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet, int *n4, int *n6)
 {
 	struct sync_ctx *s = calloc(1, sizeof(*s));
 	int ret = 0;

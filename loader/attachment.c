@@ -298,8 +298,7 @@ int attachment_open(const char *ifname, struct attachment *a)
 		return log_error("%s: xdpong is not attached (attach it with 'xdpong attach %s')",
 				 li.name, li.name);
 	if (ret)
-		return log_error("cannot read xdpong's maps on %s: %s", li.name,
-				 strerror(-ret));
+		return log_error("cannot read xdpong's maps on %s: %s", li.name, strerror(-ret));
 	return 0;
 }
 

@@ -16,8 +16,8 @@
 /* What load_up's phases share, in the order they fill it. */
 struct bringup {
 	const struct opts *o;
-	struct attachment *lv;   /* what is being brought up */
-	struct attachment old;   /* xdpong already there (have_old) */
+	struct attachment *lv; /* what is being brought up */
+	struct attachment old; /* xdpong already there (have_old) */
 	bool have_old;
 	__u32 foreign;           /* another program there, 0 if none */
 	struct chain_info chain; /* what runs there now */
@@ -25,7 +25,7 @@ struct bringup {
 	char alone_why[400];     /* why not, when not */
 	enum xdp_attach_mode mode;
 	struct takeover tk;
-	int n4, n6;              /* prefixes answered for */
+	int n4, n6; /* prefixes answered for */
 };
 
 /* ---- checks.c: what may be done (0 or -1, said) ---- */
@@ -53,8 +53,7 @@ int attach_auto(struct attachment *lv, enum xdp_attach_mode *mode);
 int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode);
 /* Where old is: swapped in one step where the kernel can, else detach
  * then attach (the gap said). */
-int attach_replace(struct attachment *lv, const struct attachment *old,
-		   enum xdp_attach_mode *mode);
+int attach_replace(struct attachment *lv, const struct attachment *old, enum xdp_attach_mode *mode);
 /* Into libxdp's dispatcher. 0, -1, or 1: libxdp could not build one and
  * nothing else is on the interface. */
 int attach_shared(struct bringup *b);

@@ -76,8 +76,9 @@ static int ext_probe(void)
 		result = -errno;
 	} else {
 		bpf_program__set_autoload(probe->progs.xdpong_anchor, false);
-		result = bpf_program__set_attach_target(probe->progs.xdpong_probe,
-			bpf_program__fd(target->progs.xdpong_anchor), "xdpong_slot");
+		result = bpf_program__set_attach_target(
+			probe->progs.xdpong_probe, bpf_program__fd(target->progs.xdpong_anchor),
+			"xdpong_slot");
 		result = result ?: anchor_bpf__load(probe);
 	}
 	anchor_bpf__destroy(probe);
@@ -200,8 +201,9 @@ int chain_prepare(struct attachment *lv, unsigned int priority)
 	lv->anchor = anchor;
 	e = bpf_program__set_type(prog, BPF_PROG_TYPE_EXT);
 	e = e ?: bpf_program__set_expected_attach_type(prog, 0);
-	e = e ?: bpf_program__set_attach_target(prog, bpf_program__fd(anchor->progs.xdpong_anchor),
-						"xdpong_slot");
+	e = e     ?:
+		    bpf_program__set_attach_target(
+			    prog, bpf_program__fd(anchor->progs.xdpong_anchor), "xdpong_slot");
 	/* Multi-buffer is the dispatcher's to declare (libxdp does so only for
 	 * components it loaded itself): an extension carries no frags flag. */
 	e = e ?: bpf_program__set_flags(prog, bpf_program__flags(prog) & ~BPF_F_XDP_HAS_FRAGS);
@@ -257,7 +259,8 @@ int chain_takeover(struct attachment *lv, const struct attachment *old, __u64 ol
 	e = hook_attach(lv, mode);
 	if (e)
 		return log_error("%s: cannot add xdpong to the dispatcher next to program id "
-				 "%u: %s", lv->li.name, old->prog_id, strerror(-e));
+				 "%u: %s",
+				 lv->li.name, old->prog_id, strerror(-e));
 	/*
 	 * Both are in the chain; the old one acts. From the store of the new
 	 * generation on, the new one does, and the old passes every frame on.

@@ -17,8 +17,7 @@
  * A veth hands XDP_TX frames only to a peer that runs native XDP (measured:
  * generic XDP or GRO on the peer is not enough), else drops them silently.
  */
-int check_veth_peer(const struct link_info *li, bool explicit_native,
-			   bool *use_skb)
+int check_veth_peer(const struct link_info *li, bool explicit_native, bool *use_skb)
 {
 	struct link_info peer;
 	int ret;
@@ -30,7 +29,7 @@ int check_veth_peer(const struct link_info *li, bool explicit_native,
 		if (verbose)
 			log_note("%s: cannot inspect the veth peer (%s); assuming it runs native "
 				 "XDP",
-			     li->name, strerror(-ret));
+				 li->name, strerror(-ret));
 		return 0;
 	}
 	if (peer.xdp_drv_prog_id)
@@ -41,11 +40,11 @@ int check_veth_peer(const struct link_info *li, bool explicit_native,
 				 "silently. Load a native XDP program on the peer first, e.g. "
 				 "'xdpong attach %s --mode native --no-iface-addrs' (answers for "
 				 "nothing, passes everything), or use --mode skb",
-			   li->name, peer.name, peer.ifindex,
-			   li->link_netnsid >= 0 ? " in another netns" : "", peer.name);
+				 li->name, peer.name, peer.ifindex,
+				 li->link_netnsid >= 0 ? " in another netns" : "", peer.name);
 	log_note("%s: veth peer %s has no native XDP program, so native XDP_TX would be dropped: "
 		 "using skb mode",
-	     li->name, peer.name);
+		 li->name, peer.name);
 	*use_skb = true;
 	return 0;
 }
@@ -107,8 +106,8 @@ void alone_say(const char *name, const char *why)
 	static bool said;
 
 	if (!said)
-		log_note("%s: %s: attaching alone, so no other XDP program can share %s", name,
-			 why, name);
+		log_note("%s: %s: attaching alone, so no other XDP program can share %s", name, why,
+			 name);
 	said = true;
 }
 

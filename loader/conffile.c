@@ -31,7 +31,7 @@ struct parse {
 	FILE *f;
 	int line;
 	int depth;
-	int section;   /* -1: [global], else an index into c->ifaces */
+	int section;      /* -1: [global], else an index into c->ifaces */
 	bool bad_section; /* the current section was refused: skip its keys */
 	bool failed;
 };
@@ -122,8 +122,9 @@ static void section_start(struct parse *p, const char *text)
 		return;
 	}
 	if (!valid_ifname(name)) {
-		fail(p, "invalid interface name '%s' in [interface %s]: 1 to %d characters, no "
-			"'/', ':' or spaces",
+		fail(p,
+		     "invalid interface name '%s' in [interface %s]: 1 to %d characters, no "
+		     "'/', ':' or spaces",
 		     name, name, IF_NAMESIZE - 1);
 		p->bad_section = true;
 		return;
@@ -131,8 +132,7 @@ static void section_start(struct parse *p, const char *text)
 	for (int i = 0; i < p->c->n_ifaces; i++) {
 		if (!strcmp(p->c->ifaces[i].name, name)) {
 			fail(p, "[interface %s] again (first at %s:%d): merge the two sections",
-			     name,
-			     p->c->ifaces[i].file, p->c->ifaces[i].line);
+			     name, p->c->ifaces[i].file, p->c->ifaces[i].line);
 			p->bad_section = true;
 			return;
 		}
@@ -247,8 +247,9 @@ static int handler(void *user, const char *section, const char *name, const char
 				    name);
 		if (near)
 			return fail(p, "unknown key '%s' (did you mean '%s'?)", name, near);
-		return fail(p, "unknown key '%s' (the keys are run's long options: see 'xdpong run "
-			       "--help')",
+		return fail(p,
+			    "unknown key '%s' (the keys are run's long options: see 'xdpong run "
+			    "--help')",
 			    name);
 	}
 	if (p->section >= 0 && d->config == CFG_GLOBAL)
@@ -260,8 +261,9 @@ static int handler(void *user, const char *section, const char *name, const char
 		*(int *)((char *)o + d->off2) = 0;
 	if (d->arg == ARG_NONE) {
 		if (strcmp(value, "yes") && strcmp(value, "true") && strcmp(value, "1"))
-			return fail(p, "invalid value '%s' for %s: expected yes (leave the key out "
-				       "for no)",
+			return fail(p,
+				    "invalid value '%s' for %s: expected yes (leave the key out "
+				    "for no)",
 				    value, name);
 	}
 	if (d->arg == ARG_PATH || d->arg == ARG_LISTEN) {

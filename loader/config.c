@@ -15,8 +15,7 @@ static int config_main(const struct opts *o)
 		return EXIT_USAGE;
 	}
 	c = calloc(1, sizeof(*c));
-	if (!c)
-		{
+	if (!c) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -29,10 +28,10 @@ static int config_main(const struct opts *o)
 		const struct opts *io = &c->ifaces[i].o;
 
 		printf("  %-15s mode %s, %d configured prefixes%s%s\n", c->ifaces[i].name,
-		       opts_mode_name(io->mode),
-		       io->n_addrs,
+		       opts_mode_name(io->mode), io->n_addrs,
 		       io->no_iface_addrs ? ", not its own addresses" :
-		       io->host_addrs ? ", the host's addresses too" : "",
+		       io->host_addrs     ? ", the host's addresses too" :
+					    "",
 		       io->rate_pps ? ", per-source limit" : "");
 	}
 	if (c->global.metrics_listen)
@@ -51,12 +50,11 @@ const struct cmd_def cmd_config = {
 	.min_args = 1,
 	.max_args = 2,
 	.summary = "check a config file (default " CONFIG_DEFAULT "), touching nothing",
-	.description =
-		"Parse FILE as 'xdpong run --config' would, and say what it would serve,\n"
-		"or what is wrong: the file, the line and the fix. Needs no privileges\n"
-		"and changes nothing. Exits 0 if FILE is valid, 1 if not.",
-	.examples =
-		"  xdpong config check\n"
-		"  xdpong config check /etc/xdpong/xdpong.conf.new && systemctl reload xdpong\n",
+	.description = "Parse FILE as 'xdpong run --config' would, and say what it would serve,\n"
+		       "or what is wrong: the file, the line and the fix. Needs no privileges\n"
+		       "and changes nothing. Exits 0 if FILE is valid, 1 if not.",
+	.examples = "  xdpong config check\n"
+		    "  xdpong config check /etc/xdpong/xdpong.conf.new && systemctl reload "
+		    "xdpong\n",
 	.run = config_main,
 };

@@ -34,8 +34,7 @@ static int detach_main(const struct opts *o)
 		int removed = pins_release(ifname, 0);
 
 		if (removed) {
-			printf("xdpong: %s is gone; removed its %d stale pins\n",
-			       ifname, removed);
+			printf("xdpong: %s is gone; removed its %d stale pins\n", ifname, removed);
 			return 0;
 		}
 		iface_lookup(ifname, &li); /* it failed above: this explains why */
@@ -78,11 +77,14 @@ static int detach_main(const struct opts *o)
 	if (ret) {
 		log_error("failed to detach xdpong (program id %u) from %s: %s%s", a.prog_id,
 			  li.name, strerror(-ret),
-			  a.dispatcher && !chain_possible_bpffs() ?
-			  " (it is in libxdp's dispatcher, whose links are pins in a bpffs this "
-			  "command cannot see: run it through 'nsenter --net=/run/netns/NAME' "
-			  "rather than 'ip netns exec')" :
-			  "");
+			  a.dispatcher && !chain_possible_bpffs() ? " (it is in libxdp's "
+								    "dispatcher, whose links are "
+								    "pins in a bpffs this "
+								    "command cannot see: run it "
+								    "through 'nsenter "
+								    "--net=/run/netns/NAME' "
+								    "rather than 'ip netns exec')" :
+								    "");
 		return 1;
 	}
 	printf("xdpong: detached from %s (program id %u); the kernel answers pings again\n",
@@ -98,12 +100,10 @@ const struct cmd_def cmd_detach = {
 	.max_args = 1,
 	.iface_arg = true,
 	.summary = "detach and remove the pins; the kernel answers again",
-	.description =
-		"Detach xdpong from IFACE and remove its pins; the kernel answers pings\n"
-		"again. Refuses to touch an XDP program that is not xdpong. If IFACE is\n"
-		"gone, removes the pins it left.",
-	.examples =
-		"  xdpong detach eth0\n"
-		"  ip netns exec lab xdpong detach veth0\n",
+	.description = "Detach xdpong from IFACE and remove its pins; the kernel answers pings\n"
+		       "again. Refuses to touch an XDP program that is not xdpong. If IFACE is\n"
+		       "gone, removes the pins it left.",
+	.examples = "  xdpong detach eth0\n"
+		    "  ip netns exec lab xdpong detach veth0\n",
 	.run = detach_main,
 };

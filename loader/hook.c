@@ -20,7 +20,9 @@
 static int attach_alone(const struct attachment *lv, int mode)
 {
 	return bpf_xdp_attach(lv->li.ifindex, lv->prog_fd,
-			      XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flag(mode), NULL) ? -errno : 0;
+			      XDP_FLAGS_UPDATE_IF_NOEXIST | mode_flag(mode), NULL) ?
+		       -errno :
+		       0;
 }
 
 /* lv's program as libxdp's (lv->prog), made once. 0 or -errno, unsaid. */
@@ -154,8 +156,7 @@ int attach_fresh(struct attachment *lv, enum xdp_attach_mode *mode)
  * not one packet meets no program. Through libxdp's dispatcher, or into
  * another mode, there is no such swap: detach, then attach.
  */
-int attach_replace(struct attachment *lv, const struct attachment *old,
-			  enum xdp_attach_mode *mode)
+int attach_replace(struct attachment *lv, const struct attachment *old, enum xdp_attach_mode *mode)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, opts, .old_prog_fd = old->prog_fd);
 	struct link_info *li = &lv->li;
@@ -174,12 +175,13 @@ int attach_replace(struct attachment *lv, const struct attachment *old,
 	}
 	log_note("%s: %s: the old program (id %u) is detached before the new one attaches, so "
 		 "pings in between go to the kernel",
-		 li->name, old->dispatcher ? "attached through libxdp's dispatcher" :
-					     "changing mode", old->prog_id);
+		 li->name,
+		 old->dispatcher ? "attached through libxdp's dispatcher" : "changing mode",
+		 old->prog_id);
 	e = hook_detach_id(li->ifindex, old->prog_id, old->xdp_mode);
 	if (e)
-		return log_error("cannot detach program id %u from %s: %s", old->prog_id,
-				 li->name, strerror(-e));
+		return log_error("cannot detach program id %u from %s: %s", old->prog_id, li->name,
+				 strerror(-e));
 	return attach_fresh(lv, mode);
 }
 

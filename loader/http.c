@@ -30,21 +30,21 @@
 #include <microhttpd.h>
 #include "loader.h"
 
-#define HTTP_TIMEOUT_S 5      /* a request must arrive and be answered within this */
+#define HTTP_TIMEOUT_S 5 /* a request must arrive and be answered within this */
 #define HTTP_MAX_CONN 32
 #define HTTP_MAX_CONN_PER_IP 8
 #define HTTP_MEMORY_LIMIT 16384 /* per connection: request line and headers */
-#define HTTP_BACKLOG 64       /* connections the kernel queues while we are full */
+#define HTTP_BACKLOG 64         /* connections the kernel queues while we are full */
 
 /* A connection the library holds, and when it must be done. */
 struct http_conn {
 	struct MHD_Connection *c; /* NULL: a free slot */
 	int fd;
-	__u64 deadline_ms;        /* CLOCK_MONOTONIC */
-	bool answering;           /* its request arrived whole: the library answers it */
-	bool watched;             /* in ep, for the client's hang-up */
-	bool hung_up;             /* the client closed its side */
-	bool cut;                 /* shut down, the library yet to close it */
+	__u64 deadline_ms; /* CLOCK_MONOTONIC */
+	bool answering;    /* its request arrived whole: the library answers it */
+	bool watched;      /* in ep, for the client's hang-up */
+	bool hung_up;      /* the client closed its side */
+	bool cut;          /* shut down, the library yet to close it */
 };
 
 struct http {
@@ -65,8 +65,8 @@ static __u64 now_ms(void)
 	return (__u64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
-			     const char *type, char *body, size_t len)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     char *body, size_t len)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
@@ -112,9 +112,10 @@ static enum MHD_Result healthz(struct MHD_Connection *c, struct service *svc)
 				v->a.mode);
 		else
 			fprintf(f, "%s: not attached: %s\n", v->name,
-				v->why[0] ? v->why : v->up ? "the program was detached behind our "
-					"back" :
-							      "not attached");
+				v->why[0] ? v->why :
+				v->up     ? "the program was detached behind our "
+					    "back" :
+					    "not attached");
 	}
 	if (!svc->n) {
 		ok = false;
@@ -234,7 +235,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			shutdown(fd->connect_fd, SHUT_RDWR);
 		return;
 	}
-	*s = (struct http_conn){ .c = c, .fd = fd->connect_fd,
+	*s = (struct http_conn){ .c = c,
+				 .fd = fd->connect_fd,
 				 .deadline_ms = now_ms() + HTTP_TIMEOUT_S * 1000 };
 	ev.data.ptr = s;
 	s->watched = !epoll_ctl(h->ep, EPOLL_CTL_ADD, s->fd, &ev);
@@ -323,8 +325,8 @@ static int watch_library(struct http *h)
 
 static unsigned int connections(const struct http *h)
 {
-	const union MHD_DaemonInfo *i = MHD_get_daemon_info(h->d,
-							    MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	const union MHD_DaemonInfo *i =
+		MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
 
 	return i ? i->num_connections : 0;
 }
@@ -354,7 +356,7 @@ static int listen_on(const char *addr, struct sockaddr_storage *ss, bool *busy)
 		return log_error("--metrics-listen %s: %s%s", addr, strerror(e),
 				 e == EADDRNOTAVAIL ? " (not an address of this host)" :
 				 e == EACCES ? " (a port below 1024 needs CAP_NET_BIND_SERVICE)" :
-					 "");
+					       "");
 	}
 	return fd;
 }
@@ -384,16 +386,14 @@ struct http *http_start(const char *addr, struct service *svc, bool *busy)
 		free(h);
 		return NULL;
 	}
-	h->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handle, h,
-				MHD_OPTION_LISTEN_SOCKET, h->listen_fd,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	h->d = MHD_start_daemon(MHD_USE_EPOLL, 0, NULL, NULL, handle, h, MHD_OPTION_LISTEN_SOCKET,
+				h->listen_fd, MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)HTTP_MAX_CONN, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				(unsigned int)HTTP_MAX_CONN_PER_IP,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_MEMORY_LIMIT,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-				MHD_OPTION_END);
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h, MHD_OPTION_END);
 	if (!h->d || watch_library(h)) {
 		log_error("--metrics-listen %s: cannot start the HTTP server", addr);
 		if (h->d)

@@ -106,9 +106,8 @@ int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struc
 
 bool layout_same(const struct layout *a, const struct layout *b)
 {
-	if (a->type != b->type || a->key_size != b->key_size ||
-	    a->value_size != b->value_size || a->max_entries != b->max_entries ||
-	    a->flags != b->flags || a->n != b->n)
+	if (a->type != b->type || a->key_size != b->key_size || a->value_size != b->value_size ||
+	    a->max_entries != b->max_entries || a->flags != b->flags || a->n != b->n)
 		return false;
 	for (int i = 0; i < a->n; i++)
 		if (strcmp(a->f[i].name, b->f[i].name) || a->f[i].off != b->f[i].off ||

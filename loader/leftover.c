@@ -75,8 +75,8 @@
 #define LEFTOVER_PATH (LEFTOVER_ROOT + 64 + 256 + 8)
 
 struct dispatch_dir {
-	char name[64];  /* dispatch-IFINDEX-ID */
-	__u32 disp_id;  /* ID */
+	char name[64]; /* dispatch-IFINDEX-ID */
+	__u32 disp_id; /* ID */
 	int n;
 	__u32 prog[LEFTOVER_PROGS]; /* the programs its pins hold */
 };
@@ -227,8 +227,7 @@ static bool linked_here(__u32 id, const struct attached_here *h)
 
 /* Is program id on the interface still: attached alone, or in the
  * dispatcher attached there (its pins, or the kernel's links)? */
-static bool still_here(__u32 id, const struct attached_here *h, const struct dispatch_dir *d,
-		       int n)
+static bool still_here(__u32 id, const struct attached_here *h, const struct dispatch_dir *d, int n)
 {
 	if (attached(h, id))
 		return true;

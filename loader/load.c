@@ -111,8 +111,11 @@ static int up_choose_way(struct bringup *b)
 			return log_error("%s: xdpong runs in libxdp's dispatcher with %s, and "
 					 "cannot be taken over inside it here: %s. Nothing was "
 					 "changed",
-					 name, others_list(&b->chain, others, sizeof(others))[0] ?
-					 others : "another xdpong", b->alone_why);
+					 name,
+					 others_list(&b->chain, others, sizeof(others))[0] ?
+						 others :
+						 "another xdpong",
+					 b->alone_why);
 		log_note("%s: the xdpong in libxdp's dispatcher cannot be taken over inside it "
 			 "here: %s",
 			 name, b->alone_why);
@@ -163,8 +166,8 @@ static int up_open(struct bringup *b)
 				 "log)",
 				 li->name, strerror(errno));
 	/* TUN frames start at the IP header: decided once, not per packet. */
-	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ?
-						XDPONG_FRAMING_IP : XDPONG_FRAMING_ETH;
+	lv->skel->rodata->cfg_framing = li->type == ARPHRD_NONE ? XDPONG_FRAMING_IP :
+								  XDPONG_FRAMING_ETH;
 	lv->skel->rodata->cfg_check_mac = li->type == ARPHRD_ETHER && li->has_mac;
 	lv->skel->rodata->cfg_latency_sample = o->latency_sample;
 	lv->skel->rodata->cfg_ifindex = li->ifindex;

@@ -61,16 +61,16 @@ struct json_object;
 struct link_info {
 	int ifindex;
 	char name[IF_NAMESIZE];
-	char kind[32];        /* "veth", "tun", "" for physical */
-	unsigned short type;  /* ARPHRD_* */
+	char kind[32];       /* "veth", "tun", "" for physical */
+	unsigned short type; /* ARPHRD_* */
 	__u8 mac[6];
 	bool has_mac;
 	unsigned int mtu;
-	unsigned int flags;   /* IFF_* */
-	int link_ifindex;     /* veth peer, 0 if none */
-	int master;           /* IFLA_MASTER (a bridge, bond or VRF), 0 if none */
-	int link_netnsid;     /* peer's netns id, -1 if same netns */
-	__u8 xdp_attached;    /* XDP_ATTACHED_* */
+	unsigned int flags; /* IFF_* */
+	int link_ifindex;   /* veth peer, 0 if none */
+	int master;         /* IFLA_MASTER (a bridge, bond or VRF), 0 if none */
+	int link_netnsid;   /* peer's netns id, -1 if same netns */
+	__u8 xdp_attached;  /* XDP_ATTACHED_* */
 	__u32 xdp_prog_id;
 	__u32 xdp_drv_prog_id; /* the native-mode program, 0 if none */
 	__u32 xdp_skb_prog_id; /* the skb-mode one, when more than one is attached */
@@ -244,17 +244,17 @@ int pins_prepare(const char *ifname, __u32 stats_map_id);
 /* ---- attachment.c: one attached xdpong, found or loaded ---- */
 struct attachment {
 	struct link_info li;
-	__u32 prog_id;     /* xdpong's program id */
+	__u32 prog_id; /* xdpong's program id */
 	int prog_fd;
-	const char *mode;  /* "native", "skb", "hw" */
-	int xdp_mode;      /* enum xdp_attach_mode */
-	bool dispatcher;   /* attached through libxdp's dispatcher */
+	const char *mode; /* "native", "skb", "hw" */
+	int xdp_mode;     /* enum xdp_attach_mode */
+	bool dispatcher;  /* attached through libxdp's dispatcher */
 	int map_fd[MAP_COUNT];
 	__u32 map_id[MAP_COUNT];
 	/* Set by load.c when this process loaded the program: */
 	struct xdpong_bpf *skel; /* owns prog_fd and map_fd[] */
 	struct xdp_program *prog;
-	bool attached_here;      /* undone by load_down(..., true) */
+	bool attached_here;          /* undone by load_down(..., true) */
 	struct bpf_link *tx_link[2]; /* txwatch.c's, when this process made them */
 	struct anchor_bpf *anchor;   /* chain.c's, from before load until after it */
 };
@@ -306,7 +306,7 @@ int rodata_read(const struct attachment *a, struct xdpong_bpf__rodata *ro);
  */
 struct bss_access {
 	int fd;
-	void *mem;            /* mmap of the map, NULL if that failed */
+	void *mem; /* mmap of the map, NULL if that failed */
 	size_t len;
 	struct layout layout; /* the attached build's, from its BTF */
 };
@@ -325,14 +325,13 @@ int bss_set_own(const struct bss_access *b, const struct xdpong_own_addrs *own);
 /* ---- addrmap.c: the address maps ---- */
 int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
 int addr_map_del(int fd4, int fd6, const struct prefix *p);
-int addr_map_walk(int fd4, int fd6,
-		  int (*cb)(const struct prefix *p, __u32 origin, void *arg),
+int addr_map_walk(int fd4, int fd6, int (*cb)(const struct prefix *p, __u32 origin, void *arg),
 		  void *arg);
 /* Make the interface-origin entries equal li's usable addresses (li NULL:
  * none, for --no-iface-addrs), and with host those of the host's other
  * interfaces that are up (--host-addrs); n4, n6: how many, if not NULL. */
-int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet,
-	      int *n4, int *n6);
+int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet, int *n4,
+	      int *n6);
 /* Make the config-origin entries equal addrs (--addr, the config file). */
 int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n);
 /*
@@ -397,8 +396,8 @@ int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
 int prom_update_file(const char *path, const struct prom_iface *v, int n);
 
 /* ---- chain.c: sharing the interface through libxdp's dispatcher ---- */
-#define CHAIN_MAX 10                /* libxdp's dispatcher has 10 slots */
-#define CHAIN_DEFAULT_PRIORITY 50   /* libxdp's default; xdp-filter runs at 10 */
+#define CHAIN_MAX 10              /* libxdp's dispatcher has 10 slots */
+#define CHAIN_DEFAULT_PRIORITY 50 /* libxdp's default; xdp-filter runs at 10 */
 #define CHAIN_PRIORITY_MAX 1000000
 struct chain_prog {
 	__u32 id;
@@ -409,10 +408,10 @@ struct chain_prog {
 };
 /* What runs on an interface, in run order. */
 struct chain_info {
-	bool dispatcher;     /* through libxdp's dispatcher; else one program alone */
+	bool dispatcher; /* through libxdp's dispatcher; else one program alone */
 	__u32 dispatcher_id;
-	int mode;            /* enum xdp_attach_mode */
-	int n;               /* 0: nothing attached */
+	int mode; /* enum xdp_attach_mode */
+	int n;    /* 0: nothing attached */
 	struct chain_prog p[CHAIN_MAX];
 };
 /* 0 (c->n 0 if nothing is attached), -errno. */
@@ -478,8 +477,7 @@ struct takeover {
 /* The skeleton's map for an enum xdpong_map_id. */
 struct bpf_map *skel_map(struct xdpong_bpf *skel, int m);
 /* Before load: reuse the old maps whose layout matches this build's. */
-int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
-		     struct takeover *t);
+int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, struct takeover *t);
 /* After load, before attach: copy the others' contents over by name. */
 int takeover_migrate(const struct attachment *old, const struct attachment *new,
 		     struct takeover *t);
@@ -525,9 +523,9 @@ void load_down(struct attachment *lv, bool detach);
 #define CONFIG_MAX_STRINGS 64
 struct config_iface {
 	char name[IF_NAMESIZE];
-	char file[256];      /* where its section is, for messages */
+	char file[256]; /* where its section is, for messages */
 	int line;
-	struct opts o;       /* [global] merged with its own keys */
+	struct opts o; /* [global] merged with its own keys */
 };
 struct config {
 	struct opts global;
@@ -535,7 +533,7 @@ struct config {
 	struct config_iface ifaces[CONFIG_MAX_IFACES];
 	char *strings[CONFIG_MAX_STRINGS]; /* values the opts point into */
 	int n_strings;
-	char error[512];     /* "FILE:LINE: what, and the fix" */
+	char error[512]; /* "FILE:LINE: what, and the fix" */
 };
 /* Parse path (and its includes) into c. 0, or -1 with c->error set.
  * Changes nothing but c. */
@@ -545,19 +543,19 @@ void config_free(struct config *c);
 /* ---- service.c: the interfaces `xdpong run` serves ---- */
 struct served {
 	char name[IF_NAMESIZE];
-	struct opts o;        /* its settings */
-	int owner_fd;         /* owner.c's claim, -1 if none */
+	struct opts o; /* its settings */
+	int owner_fd;  /* owner.c's claim, -1 if none */
 	int owned_ifindex;
-	bool up;              /* attached by this run */
-	struct attachment a;  /* when up */
-	time_t since;         /* attached since */
-	char why[256];        /* why not up */
-	bool missing;         /* not up because the interface does not exist */
+	bool up;             /* attached by this run */
+	struct attachment a; /* when up */
+	time_t since;        /* attached since */
+	char why[256];       /* why not up */
+	bool missing;        /* not up because the interface does not exist */
 	struct snapshot prev, cur;
 	bool have_stats;
-	bool resync;          /* addresses changed: service_flush() resyncs */
-	bool lost;            /* detached behind our back: service_lost() released it */
-	__u32 self_xdp_id;    /* the dispatcher's id self_record() last wrote */
+	bool resync;       /* addresses changed: service_flush() resyncs */
+	bool lost;         /* detached behind our back: service_lost() released it */
+	__u32 self_xdp_id; /* the dispatcher's id self_record() last wrote */
 };
 struct service {
 	struct served v[CONFIG_MAX_IFACES];
@@ -609,9 +607,9 @@ void http_stop(struct http *h);
 /* ---- listen.c: --metrics-listen, tried again while the port is taken ---- */
 #define LISTEN_RETRY_S 5
 struct listener {
-	const char *addr;   /* NULL: none asked for */
-	struct http *h;     /* NULL while not listening */
-	int retry_fd;       /* a timerfd while waiting for the port, else -1 */
+	const char *addr; /* NULL: none asked for */
+	struct http *h;   /* NULL while not listening */
+	int retry_fd;     /* a timerfd while waiting for the port, else -1 */
 };
 /* Listen on addr (NULL: none). 0 when listening, or when another process
  * holds the port (said once; listener_retry tries again), -1 when addr
@@ -645,7 +643,7 @@ int readers_enter(struct readers *r, __u32 prog_id);
 void readers_leave(struct readers *r);
 
 /* ---- the subcommands, one file each ---- */
-extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats,
-	cmd_run, cmd_addr, cmd_trace, cmd_config;
+extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats, cmd_run, cmd_addr,
+	cmd_trace, cmd_config;
 
 #endif /* XDPONG_LOADER_H */

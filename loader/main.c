@@ -5,38 +5,35 @@
 #include "loader.h"
 
 static const struct cmd_def *const commands[CMD_COUNT] = {
-	[CMD_ATTACH] = &cmd_attach, [CMD_DETACH] = &cmd_detach,
-	[CMD_STATUS] = &cmd_status, [CMD_STATS] = &cmd_stats,
-	[CMD_RUN] = &cmd_run,       [CMD_ADDR] = &cmd_addr,
-	[CMD_TRACE] = &cmd_trace,  [CMD_CONFIG] = &cmd_config,
+	[CMD_ATTACH] = &cmd_attach, [CMD_DETACH] = &cmd_detach, [CMD_STATUS] = &cmd_status,
+	[CMD_STATS] = &cmd_stats,   [CMD_RUN] = &cmd_run,       [CMD_ADDR] = &cmd_addr,
+	[CMD_TRACE] = &cmd_trace,   [CMD_CONFIG] = &cmd_config,
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: xdpong [-v] COMMAND [ARGS]\n"
-		"\n"
-		"Answer ICMP and ICMPv6 echo requests (ping) in the network driver with XDP.\n"
-		"\n"
-		"Commands:\n");
+	fprintf(f, "Usage: xdpong [-v] COMMAND [ARGS]\n"
+		   "\n"
+		   "Answer ICMP and ICMPv6 echo requests (ping) in the network driver with XDP.\n"
+		   "\n"
+		   "Commands:\n");
 	for (int c = 0; c < CMD_COUNT; c++)
 		fprintf(f, "  %-8s %s\n", commands[c]->name, commands[c]->summary);
-	fprintf(f,
-		"\n"
-		"Options:\n"
-		"  -v, --verbose              more output (twice: libbpf and libxdp debug)\n"
-		"  -h, --help                 this help; 'xdpong COMMAND --help' for a command\n"
-		"  -V, --version              print the version\n"
-		"\n"
-		"Examples:\n"
-		"  xdpong attach eth0                      answer for eth0's own addresses\n"
-		"  xdpong attach eth0 --addr 192.0.2.0/24  and for an anycast prefix\n"
-		"  xdpong stats eth0 1                     rates every second\n"
-		"  xdpong stats eth0 --prometheus          metrics for Prometheus\n"
-		"  xdpong trace eth0 --count 10            watch the next 10 packets\n"
-		"  xdpong detach eth0\n"
-		"\n"
-		"Maps are pinned under " PIN_ROOT "/IFACE/ for bpftool. Manual: xdpong(8).\n");
+	fprintf(f, "\n"
+		   "Options:\n"
+		   "  -v, --verbose              more output (twice: libbpf and libxdp debug)\n"
+		   "  -h, --help                 this help; 'xdpong COMMAND --help' for a command\n"
+		   "  -V, --version              print the version\n"
+		   "\n"
+		   "Examples:\n"
+		   "  xdpong attach eth0                      answer for eth0's own addresses\n"
+		   "  xdpong attach eth0 --addr 192.0.2.0/24  and for an anycast prefix\n"
+		   "  xdpong stats eth0 1                     rates every second\n"
+		   "  xdpong stats eth0 --prometheus          metrics for Prometheus\n"
+		   "  xdpong trace eth0 --count 10            watch the next 10 packets\n"
+		   "  xdpong detach eth0\n"
+		   "\n"
+		   "Maps are pinned under " PIN_ROOT "/IFACE/ for bpftool. Manual: xdpong(8).\n");
 }
 
 /* `xdpong options`: the option table, for scripts and the tests that hold
@@ -47,13 +44,15 @@ static void usage(FILE *f)
 static void options_dump(FILE *f)
 {
 	static const char *const arg_names[] = {
-		[ARG_NONE] = "none", [ARG_COUNT] = "none", [ARG_HELP] = "none",
-		[ARG_MODE] = "mode", [ARG_PREFIX] = "prefix",
-		[ARG_UINT] = "uint", [ARG_RATE] = "rate",       [ARG_SECONDS] = "seconds",
-		[ARG_PATH] = "path", [ARG_LISTEN] = "listen",
+		[ARG_NONE] = "none",     [ARG_COUNT] = "none",      [ARG_HELP] = "none",
+		[ARG_MODE] = "mode",     [ARG_PREFIX] = "prefix",   [ARG_UINT] = "uint",
+		[ARG_RATE] = "rate",     [ARG_SECONDS] = "seconds", [ARG_PATH] = "path",
+		[ARG_LISTEN] = "listen",
 	};
 	static const char *const scopes[] = {
-		[CFG_NONE] = "cli", [CFG_ANY] = "config", [CFG_GLOBAL] = "config-global",
+		[CFG_NONE] = "cli",
+		[CFG_ANY] = "config",
+		[CFG_GLOBAL] = "config-global",
 	};
 
 	for (int c = 0; c < CMD_COUNT; c++) {
@@ -64,8 +63,7 @@ static void options_dump(FILE *f)
 			if (!(d->cmds & CMD_BIT(commands[c]->id)))
 				continue;
 			fprintf(f, "%s\t--%s\t%s\t%s\t%s\n", commands[c]->name, d->name,
-				d->short_name ? s : "-", arg_names[d->arg],
-				scopes[d->config]);
+				d->short_name ? s : "-", arg_names[d->arg], scopes[d->config]);
 		}
 	}
 }
@@ -86,8 +84,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			printf("xdpong %s (libbpf %s)\n", XDPONG_VERSION,
-			       libbpf_version_string());
+			printf("xdpong %s (libbpf %s)\n", XDPONG_VERSION, libbpf_version_string());
 			return 0;
 		} else {
 			log_error("unknown option '%s' (try 'xdpong --help')", a);

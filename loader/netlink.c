@@ -41,8 +41,8 @@ static int nl_open(void)
 	return nl_socket(0, 0);
 }
 
-static void nl_add_attr(struct nl_req *req, unsigned short type,
-			const void *data, unsigned short len)
+static void nl_add_attr(struct nl_req *req, unsigned short type, const void *data,
+			unsigned short len)
 {
 	size_t off = NLMSG_ALIGN(req->nh.nlmsg_len) - offsetof(struct nl_req, attrs);
 	struct rtattr *rta;
@@ -57,8 +57,7 @@ static void nl_add_attr(struct nl_req *req, unsigned short type,
 }
 
 /* Send req and feed every reply message to cb until DONE or the one answer. */
-static int nl_talk(struct nlmsghdr *req,
-		   int (*cb)(struct nlmsghdr *nh, void *arg), void *arg)
+static int nl_talk(struct nlmsghdr *req, int (*cb)(struct nlmsghdr *nh, void *arg), void *arg)
 {
 	static char buf[32768];
 	int fd, ret = 0, done = 0;
@@ -243,8 +242,7 @@ static int link_cb(struct nlmsghdr *nh, void *arg)
 	return 0;
 }
 
-static int link_query(const char *name, int ifindex, int netnsid,
-		      struct link_info *out)
+static int link_query(const char *name, int ifindex, int netnsid, struct link_info *out)
 {
 	struct nl_req req = {
 		.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
@@ -304,8 +302,7 @@ static int addr_cb(struct nlmsghdr *nh, void *arg)
 		return 0;
 	if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
 		return -EBADMSG;
-	if ((int)ifa->ifa_index != w->ifindex &&
-	    (!w->others || ifa->ifa_scope >= RT_SCOPE_LINK))
+	if ((int)ifa->ifa_index != w->ifindex && (!w->others || ifa->ifa_scope >= RT_SCOPE_LINK))
 		return 0;
 	if (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6)
 		return 0;
@@ -359,8 +356,8 @@ int iface_lookup(const char *name, struct link_info *li)
 	if (!name || !*name)
 		return log_error("missing interface name");
 	if (strlen(name) >= IF_NAMESIZE)
-		return log_error("interface name '%s' is too long (at most %d characters)",
-				 name, IF_NAMESIZE - 1);
+		return log_error("interface name '%s' is too long (at most %d characters)", name,
+				 IF_NAMESIZE - 1);
 	ret = link_get(name, 0, li);
 	if (ret == -ENODEV)
 		return log_error("interface '%s' not found in this network namespace (see 'ip "
@@ -411,8 +408,7 @@ int monitor_read_all(int fd, void (*cb)(int ifindex, int ev, void *arg), void *a
 
 				if (nh->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifa)))
 					cb((int)ifa->ifa_index, EV_ADDRS, arg);
-			} else if (nh->nlmsg_type == RTM_DELLINK ||
-				   nh->nlmsg_type == RTM_NEWLINK) {
+			} else if (nh->nlmsg_type == RTM_DELLINK || nh->nlmsg_type == RTM_NEWLINK) {
 				struct ifinfomsg *ifi = NLMSG_DATA(nh);
 
 				if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))

@@ -16,6 +16,8 @@
 #define ALL_CMDS ((1U << CMD_COUNT) - 1)
 #define RATE_MAX 1000000000ULL
 
+/* The table, one option per entry, as written: clang-format would give each field a line. */
+/* clang-format off */
 const struct opt_def opt_table[] = {
 	{ .name = "mode", .short_name = 'm', .arg = ARG_MODE, .metavar = "MODE",
 	  .cmds = ATTACH_RUN, .config = CFG_ANY, OPT_FIELD(mode),
@@ -91,9 +93,10 @@ const struct opt_def opt_table[] = {
 	{ .name = "help", .short_name = 'h', .arg = ARG_HELP, .cmds = ALL_CMDS,
 	  .help = "this help" },
 };
+/* clang-format on */
 const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
-_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= OPTS_MAX,
-	       "opt_table has more rows than OPTS_MAX (opts.h)");
+_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= OPTS_MAX, "opt_table has more rows than "
+								     "OPTS_MAX (opts.h)");
 
 const struct opt_def *opt_by_name(const char *name)
 {
@@ -112,8 +115,7 @@ bool opts_seen(const struct opts *o, const char *name)
 
 /* "PPS" or "PPS:BURST"; BURST defaults to PPS (one second's worth).
  * docs/input-rules.md "Options"; checked by tests/fuzz-parsers/fuzz_attach.c. */
-static int parse_rate(const char *text, unsigned long long *pps,
-		      unsigned long long *burst)
+static int parse_rate(const char *text, unsigned long long *pps, unsigned long long *burst)
 {
 	char buf[64], *colon;
 
@@ -138,7 +140,7 @@ static const struct {
 	const char *word;
 	enum opts_mode mode;
 } mode_words[] = {
-	{ "auto", MODE_AUTO }, { "native", MODE_NATIVE }, { "skb", MODE_SKB },
+	{ "auto", MODE_AUTO },  { "native", MODE_NATIVE }, { "skb", MODE_SKB },
 	{ "drv", MODE_NATIVE }, { "generic", MODE_SKB },
 };
 
@@ -167,8 +169,8 @@ static int parse_mode(const char *text, enum opts_mode *mode)
 
 /* One more --addr: -1 with errbuf set when there is no room; *why set
  * when text is not a prefix. */
-static int add_prefix(const struct opt_def *d, const char *text, struct opts *o,
-		      const char **why, char *errbuf, size_t errlen)
+static int add_prefix(const struct opt_def *d, const char *text, struct opts *o, const char **why,
+		      char *errbuf, size_t errlen)
 {
 	struct prefix *p = VALUE(o, d, struct prefix);
 	int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
@@ -186,8 +188,7 @@ static int add_prefix(const struct opt_def *d, const char *text, struct opts *o,
 	return 0;
 }
 
-int opt_set(const struct opt_def *d, const char *text, struct opts *o,
-	    char *errbuf, size_t errlen)
+int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *errbuf, size_t errlen)
 {
 	unsigned long long u = 0, u2 = 0;
 	double secs = 0;
@@ -299,7 +300,8 @@ static void getopt_tables(const struct cmd_def *cmd, struct option *longopts, ch
 		longopts[n++] = (struct option){
 			.name = d->name,
 			.has_arg = d->arg == ARG_NONE || d->arg == ARG_COUNT || d->arg == ARG_HELP ?
-					   no_argument : required_argument,
+					   no_argument :
+					   required_argument,
 			.val = 256 + i,
 		};
 		if (d->short_name) {
@@ -325,15 +327,14 @@ static int take_args(const struct cmd_def *cmd, int argc, char **argv, struct op
 		o->args[o->n_args++] = argv[i];
 	}
 	/* An interface name the kernel could never have is a usage error. */
-	if (o->n_args && cmd->iface_arg &&
-	    (!*o->args[0] || strlen(o->args[0]) >= IF_NAMESIZE)) {
-		log_error("invalid interface name '%s': expected 1 to %d characters",
-			  o->args[0], IF_NAMESIZE - 1);
+	if (o->n_args && cmd->iface_arg && (!*o->args[0] || strlen(o->args[0]) >= IF_NAMESIZE)) {
+		log_error("invalid interface name '%s': expected 1 to %d characters", o->args[0],
+			  IF_NAMESIZE - 1);
 		return OPTS_USAGE;
 	}
 	if (o->n_args < cmd->min_args) {
-		log_error("missing %s (usage: xdpong %s %s)",
-			  o->n_args ? "argument" : "interface", cmd->name, cmd->synopsis);
+		log_error("missing %s (usage: xdpong %s %s)", o->n_args ? "argument" : "interface",
+			  cmd->name, cmd->synopsis);
 		return OPTS_USAGE;
 	}
 	return 0;
@@ -354,9 +355,10 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 		const struct opt_def *d = NULL;
 
 		if (c == '?' || c == ':') {
-			const char *what = optopt && optopt < 256 ?
-				(snprintf(name, sizeof(name), "-%c", optopt), name) :
-				typed_name(argv[optind - 1], name, sizeof(name));
+			const char *what =
+				optopt && optopt < 256 ?
+					(snprintf(name, sizeof(name), "-%c", optopt), name) :
+					typed_name(argv[optind - 1], name, sizeof(name));
 
 			if (c == ':')
 				log_error("option '%s' needs a value (see 'xdpong %s --help')",

@@ -65,17 +65,17 @@ enum opt_group {
  * row of opt_table plus its field there.
  */
 struct opt_def {
-	const char *name;        /* long name, and the config file key */
-	char short_name;         /* 0: long only */
+	const char *name; /* long name, and the config file key */
+	char short_name;  /* 0: long only */
 	enum opt_arg arg;
-	const char *metavar;     /* shown in --help: --rate-limit PPS[:BURST] */
-	unsigned int cmds;       /* CMD_BIT()s of the commands that take it */
-	enum opt_config config;  /* where a config file may set it */
-	size_t off, size;        /* the value in struct opts (size 0: none) */
-	size_t off2, size2;      /* the second value: ARG_RATE, ARG_PREFIX */
+	const char *metavar;         /* shown in --help: --rate-limit PPS[:BURST] */
+	unsigned int cmds;           /* CMD_BIT()s of the commands that take it */
+	enum opt_config config;      /* where a config file may set it */
+	size_t off, size;            /* the value in struct opts (size 0: none) */
+	size_t off2, size2;          /* the second value: ARG_RATE, ARG_PREFIX */
 	unsigned long long min, max; /* ARG_UINT */
 	enum opt_group group;
-	const char *help;        /* one or more lines, no trailing newline */
+	const char *help; /* one or more lines, no trailing newline */
 };
 #define OPT_FIELD(f) .off = offsetof(struct opts, f), .size = sizeof(((struct opts *)0)->f)
 #define OPT_FIELD2(f) .off2 = offsetof(struct opts, f), .size2 = sizeof(((struct opts *)0)->f)
@@ -84,13 +84,13 @@ struct opt_def {
 extern const struct opt_def opt_table[];
 extern const int opt_count;
 /* A row's index, for struct opts' seen[]. */
-#define opt_index(d) ((int)((d) - opt_table))
+#define opt_index(d) ((int)((d)-opt_table))
 
 #define OPTS_MAX_ADDRS 64
 #define OPTS_MAX_ARGS 16
 
 enum opts_mode {
-	MODE_AUTO = 0,   /* native, else skb */
+	MODE_AUTO = 0, /* native, else skb */
 	MODE_NATIVE,
 	MODE_SKB,
 };
@@ -100,7 +100,7 @@ const char *opts_mode_name(enum opts_mode mode);
 /* Every option's value, whichever command is parsed. */
 struct opts {
 	enum cmd_id cmd;
-	bool seen[OPTS_MAX];     /* by opt_index(): given on the line or in the file */
+	bool seen[OPTS_MAX]; /* by opt_index(): given on the line or in the file */
 	int verbose;
 	enum opts_mode mode;
 	struct prefix addrs[OPTS_MAX_ADDRS];
@@ -155,8 +155,7 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
  * Set option d from text, as the command line and a config file do.
  * 0, or -1 with why in errbuf ("expected PPS or PPS:BURST, 1 to 1e9").
  */
-int opt_set(const struct opt_def *d, const char *text, struct opts *o,
-	    char *errbuf, size_t errlen);
+int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *errbuf, size_t errlen);
 
 /* Find an option by its long name (a config key), NULL if none. */
 const struct opt_def *opt_by_name(const char *name);

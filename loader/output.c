@@ -13,8 +13,9 @@ int json_print(FILE *f, struct json_object *o)
 {
 	int ret;
 
-	ret = fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	ret = fprintf(f, "%s\n",
+		      json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return ret < 0 || fflush(f) ? -1 : 0;
 }
@@ -34,16 +35,15 @@ struct json_object *json_stats(const struct attachment *a, const struct snapshot
 	struct json_object *o = json_object_new_object(), *reasons, *lat, *slots;
 	double dt = prev ? seconds_between(&prev->mono, &s->mono) : 0;
 
-	json_object_object_add(o, "time", json_fixed(s->wall.tv_sec + s->wall.tv_nsec / 1e9,
-						      "%.3f"));
+	json_object_object_add(o, "time",
+			       json_fixed(s->wall.tv_sec + s->wall.tv_nsec / 1e9, "%.3f"));
 	json_object_object_add(o, "iface", json_object_new_string(a->li.name));
 	json_object_object_add(o, "ifindex", json_object_new_int(a->li.ifindex));
 	json_object_object_add(o, "prog_id", json_object_new_uint64(a->prog_id));
 	json_object_object_add(o, "mode", json_object_new_string(a->mode));
 	json_object_object_add(o, "received", json_object_new_uint64(s->received));
 	for (int i = 0; i < 3; i++)
-		json_object_object_add(o, outcome_names[i],
-				       json_object_new_uint64(s->outcome[i]));
+		json_object_object_add(o, outcome_names[i], json_object_new_uint64(s->outcome[i]));
 	/* Of the replied, those the driver did not send; counted: whether
 	 * anything counts them now (false: the count stands still). */
 	json_object_object_add(o, "tx_failed", json_object_new_uint64(s->tx_failed));

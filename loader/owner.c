@@ -69,16 +69,16 @@ static int dir_check(int fd, const char *path, char *why, size_t len)
 		return why_set(why, len, -EPERM, "%s is owned by uid %u, not %u (remove it)", path,
 			       (unsigned int)st.st_uid, (unsigned int)geteuid());
 	if (st.st_mode & 022)
-		return why_set(why, len, -EPERM, "%s is writable by group or others (mode %04o; "
-						 "chmod 0700 it)",
+		return why_set(why, len, -EPERM,
+			       "%s is writable by group or others (mode %04o; "
+			       "chmod 0700 it)",
 			       path, (unsigned int)(st.st_mode & 07777));
 	return 0;
 }
 
 /* Open at/name as a trusted directory (made 0700 if create and missing):
  * an fd, -ENOENT (if !create and missing), or -errno with why set. */
-static int dir_open(int at, const char *name, const char *path, bool create, char *why,
-		    size_t len)
+static int dir_open(int at, const char *name, const char *path, bool create, char *why, size_t len)
 {
 	struct stat st;
 	int fd, e;
@@ -199,9 +199,10 @@ static int claim_once(int dir, const char *name, char *why, size_t len)
 	else if (e)
 		why_set(why, len, e, "%s/%s: %s", OWNER_DIR, name, strerror(-e));
 	if (!e && fcntl(fd, F_OFD_SETLK, &fl))
-		e = errno == EAGAIN || errno == EACCES ? -EBUSY :
-			why_set(why, len, -errno, "%s/%s: cannot lock it: %s", OWNER_DIR, name,
-				strerror(errno));
+		e = errno == EAGAIN || errno == EACCES ?
+			    -EBUSY :
+			    why_set(why, len, -errno, "%s/%s: cannot lock it: %s", OWNER_DIR, name,
+				    strerror(errno));
 	if (!e && (fstatat(dir, name, &now, AT_SYMLINK_NOFOLLOW) || !same_file(&st, &now)))
 		e = -EAGAIN;
 	if (!e && owner_record(fd))

@@ -31,18 +31,10 @@ const char *const map_obj_names[MAP_COUNT] = {
 };
 
 const char *const map_pin_names[MAP_COUNT] = {
-	[MAP_STATS] = "stats",
-	[MAP_LATENCY] = "latency",
-	[MAP_ADDR4] = "addr4",
-	[MAP_ADDR6] = "addr6",
-	[MAP_RATELIM] = "ratelim",
-	[MAP_TRACE] = "trace",
-	[MAP_BSS] = "bss",
-	[MAP_RODATA] = "rodata",
-	[MAP_CARRY] = "carry",
-	[MAP_LATCARRY] = "latcarry",
-	[MAP_TXFAIL] = "txfail",
-	[MAP_ACTIVE] = "active",
+	[MAP_STATS] = "stats",       [MAP_LATENCY] = "latency", [MAP_ADDR4] = "addr4",
+	[MAP_ADDR6] = "addr6",       [MAP_RATELIM] = "ratelim", [MAP_TRACE] = "trace",
+	[MAP_BSS] = "bss",           [MAP_RODATA] = "rodata",   [MAP_CARRY] = "carry",
+	[MAP_LATCARRY] = "latcarry", [MAP_TXFAIL] = "txfail",   [MAP_ACTIVE] = "active",
 };
 
 /* The XDP_TX failure count's tracepoint links (txwatch.c), pinned beside
@@ -242,8 +234,7 @@ int pins_prepare(const char *ifname, __u32 stats_map_id)
 		return 0;
 	pin_dir(ifname, dir, sizeof(dir));
 	pin_path(ifname, MAP_STATS, path, sizeof(path));
-	if (!access(path, F_OK) &&
-	    (privs_by_id ? pinned_map_in_use(path) : !pins_stale(ifname)))
+	if (!access(path, F_OK) && (privs_by_id ? pinned_map_in_use(path) : !pins_stale(ifname)))
 		return log_error("%s holds the maps of another live xdpong (an interface of the "
 				 "same name in another network namespace?): left as they are",
 				 dir);

@@ -49,7 +49,10 @@ static void join(char *buf, size_t size, const char *const *names, int n)
 	buf[0] = 0;
 	for (int i = 0; i < n && len < size; i++)
 		len += snprintf(buf + len, size - len, "%s%s",
-				!i ? "" : i == n - 1 ? " and " : ", ", names[i]);
+				!i         ? "" :
+				i == n - 1 ? " and " :
+					     ", ",
+				names[i]);
 }
 
 int require_privileges(enum privs_need need)
@@ -63,8 +66,7 @@ int require_privileges(enum privs_need need)
 
 	/* Root in a container may lack them: the uid alone says nothing. */
 	if (syscall(SYS_capget, &h, d))
-		return log_error("cannot read this process's capabilities: %s",
-				 strerror(errno));
+		return log_error("cannot read this process's capabilities: %s", strerror(errno));
 	admin = have_cap(d, CAP_SYS_ADMIN);
 	privs_by_id = admin;
 	if (!admin && !have_cap(d, CAP_BPF))
@@ -80,7 +82,8 @@ int require_privileges(enum privs_need need)
 			 geteuid() ? "must run as root" :
 				     "running as root but without the needed capabilities",
 			 missing,
-			 need == PRIVS_READ ? "reading xdpong's maps needs CAP_BPF" :
+			 need == PRIVS_READ   ? "reading xdpong's maps needs CAP_BPF" :
 			 need == PRIVS_DETACH ? "detaching needs CAP_BPF and CAP_NET_ADMIN" :
-			 "loading and attaching need CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN");
+						"loading and attaching need CAP_BPF, CAP_PERFMON "
+						"and CAP_NET_ADMIN");
 }

@@ -28,10 +28,9 @@
 
 const struct feature_info feature_info[FEAT_COUNT] = {
 	[FEAT_XDP] = { "xdp", "XDP programs", "xdpong cannot run", "4.8" },
-	[FEAT_BTF] = { "btf", "the kernel's BTF (/sys/kernel/btf/vmlinux)",
-		       "xdpong cannot run", "5.4 with CONFIG_DEBUG_INFO_BTF" },
-	[FEAT_RINGBUF] = { "ringbuf", "BPF ring buffers (the trace)", "xdpong cannot run",
-			   "5.8" },
+	[FEAT_BTF] = { "btf", "the kernel's BTF (/sys/kernel/btf/vmlinux)", "xdpong cannot run",
+		       "5.4 with CONFIG_DEBUG_INFO_BTF" },
+	[FEAT_RINGBUF] = { "ringbuf", "BPF ring buffers (the trace)", "xdpong cannot run", "5.8" },
 	[FEAT_FRAGS] = { "frags", "multi-buffer XDP (jumbo frames)",
 			 "no native attach above a page-sized MTU; an echo request longer than the "
 			 "first buffer goes to the kernel; trace captures whole 8-byte words",
@@ -76,8 +75,8 @@ static bool probe_helper(enum feature f, enum bpf_func_id id, const char *name)
 
 	if (r == 1)
 		return true;
-	snprintf(why[f], sizeof(why[f]), "the kernel has no helper %s%s%s", name,
-		 r < 0 ? ": " : "", r < 0 ? strerror(-r) : "");
+	snprintf(why[f], sizeof(why[f]), "the kernel has no helper %s%s%s", name, r < 0 ? ": " : "",
+		 r < 0 ? strerror(-r) : "");
 	return false;
 }
 
@@ -101,8 +100,9 @@ static bool probe_tracepoint(enum feature f, const struct btf *vmlinux, const ch
 		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", ret0, 2, &opts);
 	}
 	if (fd < 0) {
-		snprintf(why[f], sizeof(why[f]), "the kernel refused a program on the tracepoint "
-						 "%s (%s)",
+		snprintf(why[f], sizeof(why[f]),
+			 "the kernel refused a program on the tracepoint "
+			 "%s (%s)",
 			 tp, strerror(errno));
 		return false;
 	}

@@ -11,13 +11,13 @@
 #include <stddef.h>
 
 enum feature {
-	FEAT_XDP,      /* an XDP program loads at all */
-	FEAT_BTF,      /* the kernel describes itself (/sys/kernel/btf/vmlinux) */
-	FEAT_RINGBUF,  /* BPF ring buffers (5.8): the trace */
-	FEAT_FRAGS,    /* multi-buffer XDP: the frags flag, bpf_xdp_load_bytes
+	FEAT_XDP,     /* an XDP program loads at all */
+	FEAT_BTF,     /* the kernel describes itself (/sys/kernel/btf/vmlinux) */
+	FEAT_RINGBUF, /* BPF ring buffers (5.8): the trace */
+	FEAT_FRAGS,   /* multi-buffer XDP: the frags flag, bpf_xdp_load_bytes
 			* and bpf_xdp_get_buff_len (all three came in 5.18) */
-	FEAT_CMPXCHG,  /* BPF atomic compare-and-exchange (5.12): rate limits */
-	FEAT_TXWATCH,  /* BTF-typed programs on the xdp tracepoints (5.5): the
+	FEAT_CMPXCHG, /* BPF atomic compare-and-exchange (5.12): rate limits */
+	FEAT_TXWATCH, /* BTF-typed programs on the xdp tracepoints (5.5): the
 			* count of XDP_TX the driver did not send */
 	FEAT_COUNT
 };

@@ -155,9 +155,9 @@ static void s_chain_programs(FILE *f, const char *name, const struct prom_row *r
 static void s_info(FILE *f, const char *name, const struct prom_row *r)
 {
 	prom_dev(f, name, r->v->name);
-	fprintf(f, ",mode=\"%s\",prog_id=\"%u\",framing=\"%s\",version=\"%s\"} 1\n",
-		r->v->a->mode, r->v->a->prog_id,
-		r->ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet", XDPONG_VERSION);
+	fprintf(f, ",mode=\"%s\",prog_id=\"%u\",framing=\"%s\",version=\"%s\"} 1\n", r->v->a->mode,
+		r->v->a->prog_id, r->ro.cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet",
+		XDPONG_VERSION);
 }
 
 static void s_packets(FILE *f, const char *name, const struct prom_row *r)
@@ -167,8 +167,8 @@ static void s_packets(FILE *f, const char *name, const struct prom_row *r)
 	for (int k = 0; k < XDPONG_R_MAX; k++) {
 		prom_dev(f, name, r->v->name);
 		fprintf(f, ",result=\"%s\",reason=\"%s\"} %llu\n",
-			outcome_names[reason_outcomes[k]],
-			reason_names[k], (unsigned long long)s->reason[k]);
+			outcome_names[reason_outcomes[k]], reason_names[k],
+			(unsigned long long)s->reason[k]);
 	}
 	for (int k = 0; k < s->n_extra; k++) { /* the attached build's own reasons */
 		prom_dev(f, name, r->v->name);
@@ -268,11 +268,9 @@ static const struct prom_family {
 	  "limit.",
 	  .samples = s_rate_limits },
 	{ "xdpong_answered_prefixes", "gauge",
-	  "Prefixes in the address maps xdpong answers for, by IP family.",
-	  .samples = s_prefixes },
+	  "Prefixes in the address maps xdpong answers for, by IP family.", .samples = s_prefixes },
 	{ "xdpong_trace_lost_events_total", "counter",
-	  "Trace events dropped because the trace ring buffer was full.",
-	  .value = v_trace_lost },
+	  "Trace events dropped because the trace ring buffer was full.", .value = v_trace_lost },
 	{ "xdpong_dispatcher", "gauge",
 	  "1 when xdpong runs in libxdp's dispatcher, sharing the interface with other XDP "
 	  "programs; 0 when it is attached alone.",
@@ -306,7 +304,7 @@ int prom_print_all(FILE *f, const struct prom_iface *v, int n)
 			      &rows[i].ac);
 		rows[i].chain_err = chain_query(v[i].a->li.ifindex, &rows[i].chain);
 		rows[i].pos = rows[i].chain_err ? -1 :
-				chain_position(&rows[i].chain, v[i].a->prog_id);
+						  chain_position(&rows[i].chain, v[i].a->prog_id);
 	}
 
 	prom_head(f, "xdpong_build_info", "gauge",
@@ -400,12 +398,11 @@ int prom_update_file(const char *path, const struct prom_iface *v, int n)
 
 	/* Say it once when it breaks and once when it works again, not every interval. */
 	if (ret && ret != last_err)
-		log_error("cannot write the metrics file %s: %s%s", path,
-		    strerror(-ret),
-		    ret == -ENOENT ? " (create its directory first)" :
-		    ret == -EACCES || ret == -EROFS ?
-			    " (the directory must be writable by xdpong)" :
-			    "");
+		log_error("cannot write the metrics file %s: %s%s", path, strerror(-ret),
+			  ret == -ENOENT                  ? " (create its directory first)" :
+			  ret == -EACCES || ret == -EROFS ? " (the directory must be writable by "
+							    "xdpong)" :
+							    "");
 	else if (!ret && last_err)
 		log_note("writing the metrics file %s again", path);
 	last_err = ret;

@@ -58,8 +58,8 @@ int readers_enter(struct readers *r, __u32 prog_id)
 			return ret;
 		}
 		/* The last trace to leave unlinks the file: use the live one. */
-		if (!fstat(r->fd, &fs) && !stat(r->path, &ps) &&
-		    fs.st_ino == ps.st_ino && fs.st_dev == ps.st_dev)
+		if (!fstat(r->fd, &fs) && !stat(r->path, &ps) && fs.st_ino == ps.st_ino &&
+		    fs.st_dev == ps.st_dev)
 			return 0;
 		close(r->fd);
 		r->fd = -1;

@@ -68,15 +68,17 @@ void up_report(struct bringup *b)
 	fprintf(b->o->cmd == CMD_RUN ? stderr : stdout,
 		"xdpong: attached to %s in %s mode (program id %u), answering for %d IPv4 and %d "
 		"IPv6 prefixes%s%s\n",
-		li->name, lv->mode, lv->prog_id, b->n4, b->n6,
-		pinned ? "; maps pinned in " : "", pinned ? dir : "");
+		li->name, lv->mode, lv->prog_id, b->n4, b->n6, pinned ? "; maps pinned in " : "",
+		pinned ? dir : "");
 	btfstore_prune(lv, false); /* what no map of it names any more */
 	if (b->have_old)
 		log_note("%s: took over from program id %u%s: %d of its maps kept as they are, the "
 			 "rest carried over by name",
 			 li->name, b->old.prog_id,
 			 !b->share && (b->old.dispatcher || (int)b->mode != b->old.xdp_mode) ?
-			 " (with the gap said above)" : " without a gap", b->tk.n_reused);
+				 " (with the gap said above)" :
+				 " without a gap",
+			 b->tk.n_reused);
 	if (lv->dispatcher)
 		chain_report(li, lv->prog_id);
 	if (!b->n4 && !b->n6 && !b->tk.reused[MAP_ADDR4] && !b->tk.reused[MAP_ADDR6])

@@ -91,8 +91,7 @@ static void settings_interval(struct settings *st)
  * SIGHUP in config mode: read the file again; if it is valid, apply the
  * difference; if not, say why and change nothing.
  */
-static void reload(struct service *svc, struct settings *st, const char *path,
-		   struct listener *ml)
+static void reload(struct service *svc, struct settings *st, const char *path, struct listener *ml)
 {
 	struct config *c = calloc(1, sizeof(*c));
 	const char *old_listen = st->global.metrics_listen;
@@ -285,17 +284,22 @@ static void loop_fds(const struct loop *l, struct pollfd *pfd)
 	pfd[FD_MON] = (struct pollfd){ .fd = l->mon, .events = POLLIN };
 	pfd[FD_TIMER] = (struct pollfd){ .fd = l->tmr, .events = POLLIN };
 	pfd[FD_DOG] = (struct pollfd){ .fd = l->dog, .events = POLLIN };
-	pfd[FD_HTTP] = (struct pollfd){ .fd = l->ml->h ? http_fd(l->ml->h) : -1,
-					.events = POLLIN };
+	pfd[FD_HTTP] = (struct pollfd){ .fd = l->ml->h ? http_fd(l->ml->h) : -1, .events = POLLIN };
 	pfd[FD_LISTEN_RETRY] = (struct pollfd){ .fd = l->ml->retry_fd, .events = POLLIN };
 }
 
 static int run_loop(struct service *svc, struct settings *st, const char *config_path,
 		    struct listener *ml, int sig, int mon)
 {
-	struct loop l = { .svc = svc, .st = st, .config_path = config_path, .ml = ml,
-			  .sig = sig, .mon = mon, .tmr = timer_open(st->global.interval),
-			  .dog = -1, .ret = 1 };
+	struct loop l = { .svc = svc,
+			  .st = st,
+			  .config_path = config_path,
+			  .ml = ml,
+			  .sig = sig,
+			  .mon = mon,
+			  .tmr = timer_open(st->global.interval),
+			  .dog = -1,
+			  .ret = 1 };
 	struct pollfd pfd[FD_MAX];
 	uint64_t dog_usec = 0;
 
@@ -470,25 +474,23 @@ const struct cmd_def cmd_run = {
 	.max_args = 1,
 	.iface_arg = true,
 	.summary = "serve one interface, or a config file's, in the foreground (a service)",
-	.description =
-		"Attach xdpong to IFACE and stay in the foreground: addresses added to or\n"
-		"removed from IFACE take effect at once (netlink), stats are printed every\n"
-		"--interval seconds, SIGHUP rereads the addresses, SIGINT or SIGTERM\n"
-		"detach cleanly, and SIGUSR1 exits leaving the program attached and\n"
-		"answering for the next run to take over (a restart). While it runs it\n"
-		"owns IFACE: another run is refused, naming its pid. It takes over an\n"
-		"xdpong left by 'xdpong attach' or by a run that died, without a gap\n"
-		"and keeping its counters and prefixes. Under systemd (Type=notify) it\n"
-		"reports READY=1 once attached and pets the watchdog while the program\n"
-		"is still attached. If IFACE is deleted, its pins are removed and run\n"
-		"exits with status 1.",
-	.examples =
-		"  xdpong run eth0\n"
-		"  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
-		"  xdpong run eth0 --interval 1 --json\n"
-		"  xdpong run eth0 --metrics-file "
-		"/var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
-		"  xdpong run --config /etc/xdpong/xdpong.conf\n"
-		"  systemctl start xdpong@eth0\n",
+	.description = "Attach xdpong to IFACE and stay in the foreground: addresses added to or\n"
+		       "removed from IFACE take effect at once (netlink), stats are printed every\n"
+		       "--interval seconds, SIGHUP rereads the addresses, SIGINT or SIGTERM\n"
+		       "detach cleanly, and SIGUSR1 exits leaving the program attached and\n"
+		       "answering for the next run to take over (a restart). While it runs it\n"
+		       "owns IFACE: another run is refused, naming its pid. It takes over an\n"
+		       "xdpong left by 'xdpong attach' or by a run that died, without a gap\n"
+		       "and keeping its counters and prefixes. Under systemd (Type=notify) it\n"
+		       "reports READY=1 once attached and pets the watchdog while the program\n"
+		       "is still attached. If IFACE is deleted, its pins are removed and run\n"
+		       "exits with status 1.",
+	.examples = "  xdpong run eth0\n"
+		    "  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
+		    "  xdpong run eth0 --interval 1 --json\n"
+		    "  xdpong run eth0 --metrics-file "
+		    "/var/lib/prometheus/node-exporter/xdpong-eth0.prom\n"
+		    "  xdpong run --config /etc/xdpong/xdpong.conf\n"
+		    "  systemctl start xdpong@eth0\n",
 	.run = run_main,
 };

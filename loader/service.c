@@ -60,8 +60,8 @@ int served_up(struct served *v)
 	e = link_get(v->name, 0, &li);
 	v->missing = e == -ENODEV;
 	if (e) {
-		set_why(v, "%s", e == -ENODEV ? "no such interface (waiting for it)"
-			: strerror(-e));
+		set_why(v, "%s",
+			e == -ENODEV ? "no such interface (waiting for it)" : strerror(-e));
 		return -1;
 	}
 	if (v->owner_fd < 0 && served_claim(v, li.ifindex))
@@ -282,7 +282,8 @@ int service_prom(struct service *svc, FILE *f)
 		struct served *v = &svc->v[i];
 		bool ok = served_answering(v) && !snapshot_read(&v->a, &now[i]);
 
-		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
+		rows[i] = (struct prom_iface){ .name = v->name,
+					       .a = ok ? &v->a : NULL,
 					       .s = ok ? &now[i] : NULL };
 	}
 	ret = prom_print_all(f, rows, svc->n);
@@ -295,17 +296,16 @@ int service_prom(struct service *svc, FILE *f)
 static bool same_program(const struct opts *a, const struct opts *b)
 {
 	return a->mode == b->mode && a->priority == b->priority &&
-	       a->latency_sample == b->latency_sample &&
-	       a->rate_pps == b->rate_pps && a->rate_burst == b->rate_burst &&
-	       a->global_pps == b->global_pps && a->global_burst == b->global_burst;
+	       a->latency_sample == b->latency_sample && a->rate_pps == b->rate_pps &&
+	       a->rate_burst == b->rate_burst && a->global_pps == b->global_pps &&
+	       a->global_burst == b->global_burst;
 }
 
 /* The same settings for one interface (the service-wide ones aside). */
 static bool same_iface_settings(const struct opts *a, const struct opts *b)
 {
 	return same_program(a, b) && a->no_iface_addrs == b->no_iface_addrs &&
-	       a->host_addrs == b->host_addrs &&
-	       a->n_addrs == b->n_addrs &&
+	       a->host_addrs == b->host_addrs && a->n_addrs == b->n_addrs &&
 	       !memcmp(a->addrs, b->addrs, a->n_addrs * sizeof(a->addrs[0]));
 }
 
@@ -350,7 +350,7 @@ int service_apply(struct service *svc, const struct config *c)
 		*v = *old;
 		if (same_iface_settings(&v->o, &c->ifaces[k].o)) {
 			v->o = c->ifaces[k].o; /* its strings are the new config's */
-			continue; /* unchanged: not touched */
+			continue;              /* unchanged: not touched */
 		}
 		changed++;
 		if (v->up && !same_program(&v->o, &c->ifaces[k].o)) {
@@ -382,8 +382,7 @@ int service_apply(struct service *svc, const struct config *c)
 	free(next);
 	if (added || removed || changed)
 		log_note("config applied: %d interfaces added, %d removed, %d changed", added,
-			 removed,
-			 changed);
+			 removed, changed);
 	return 0;
 }
 
@@ -406,13 +405,15 @@ void service_notify_status(const struct service *svc, const char *busy)
 	if (busy)
 		snprintf(wait, sizeof(wait), "; /metrics not served: %s is in use", busy);
 	if (svc->n == 1 && svc->v[0].up)
-		sd_notifyf(0, "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu "
-			      "passed, %llu dropped%s",
+		sd_notifyf(0,
+			   "STATUS=answering on %s (program id %u, %s mode): %llu replied, %llu "
+			   "passed, %llu dropped%s",
 			   svc->v[0].name, svc->v[0].a.prog_id, svc->v[0].a.mode, rep, pas, drp,
 			   wait);
 	else
-		sd_notifyf(0, "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, "
-			      "%llu dropped%s",
+		sd_notifyf(0,
+			   "STATUS=answering on %d of %d interfaces: %llu replied, %llu passed, "
+			   "%llu dropped%s",
 			   up, svc->n, rep, pas, drp, wait);
 }
 
@@ -424,7 +425,8 @@ void service_write_metrics(struct service *svc, const char *path)
 		struct served *v = &svc->v[i];
 		bool ok = v->up && v->have_stats;
 
-		rows[i] = (struct prom_iface){ .name = v->name, .a = ok ? &v->a : NULL,
+		rows[i] = (struct prom_iface){ .name = v->name,
+					       .a = ok ? &v->a : NULL,
 					       .s = ok ? &v->cur : NULL };
 	}
 	prom_update_file(path, rows, svc->n);

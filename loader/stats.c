@@ -14,8 +14,8 @@ static void print_histogram(const struct snapshot *s, __u32 sample_every)
 	int first = -1, last = -1;
 	__u64 max = 0;
 
-	printf("\nservice time of replies (1 packet in %u timed: %llu timed",
-	       sample_every, (unsigned long long)s->lat_count);
+	printf("\nservice time of replies (1 packet in %u timed: %llu timed", sample_every,
+	       (unsigned long long)s->lat_count);
 	if (s->lat_count)
 		printf(", mean %.0f ns", (double)s->lat_sum_ns / s->lat_count);
 	printf(")\n");
@@ -39,21 +39,19 @@ static void print_histogram(const struct snapshot *s, __u32 sample_every)
 		char range[48];
 
 		snprintf(range, sizeof(range), "%llu -> %llu", lo, hi);
-		printf("%24s : %-10llu |%-40.*s|\n", range,
-		       (unsigned long long)s->slots[i], stars,
+		printf("%24s : %-10llu |%-40.*s|\n", range, (unsigned long long)s->slots[i], stars,
 		       "****************************************");
 	}
 }
 
-static void print_text(const struct attachment *a, const struct snapshot *s,
-		       __u32 sample_every, bool all_reasons)
+static void print_text(const struct attachment *a, const struct snapshot *s, __u32 sample_every,
+		       bool all_reasons)
 {
-	printf("xdpong on %s (program id %u, %s mode), counted since attach\n",
-	       a->li.name, a->prog_id, a->mode);
+	printf("xdpong on %s (program id %u, %s mode), counted since attach\n", a->li.name,
+	       a->prog_id, a->mode);
 	printf("  %-22s %14llu\n", "received", (unsigned long long)s->received);
 	for (int o = 0; o < 3; o++)
-		printf("  %-22s %14llu\n", outcome_names[o],
-		       (unsigned long long)s->outcome[o]);
+		printf("  %-22s %14llu\n", outcome_names[o], (unsigned long long)s->outcome[o]);
 	if (s->tx_watch != -ENOENT)
 		printf("  %-22s %14llu  of the replied, not sent by the driver%s\n", "tx_failed",
 		       (unsigned long long)s->tx_failed,
@@ -63,8 +61,8 @@ static void print_text(const struct attachment *a, const struct snapshot *s,
 	for (int r = 0; r < XDPONG_R_MAX; r++) {
 		if (!s->reason[r] && !all_reasons)
 			continue;
-		printf("  %-22s %14llu  %s\n", reason_names[r],
-		       (unsigned long long)s->reason[r], reason_descs[r]);
+		printf("  %-22s %14llu  %s\n", reason_names[r], (unsigned long long)s->reason[r],
+		       reason_descs[r]);
 	}
 	for (int i = 0; i < s->n_extra; i++)
 		printf("  %-22s %14llu  %s (a reason of the attached build, not this one's)\n",
@@ -143,8 +141,8 @@ static int stats_main(const struct opts *o)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!json)
-		printf("%-8s %12s %12s %12s %12s   (per second, %s)\n", "time",
-		       "received", "replied", "passed", "dropped", a.li.name);
+		printf("%-8s %12s %12s %12s %12s   (per second, %s)\n", "time", "received",
+		       "replied", "passed", "dropped", a.li.name);
 	while (!stop && (!count || n < count)) {
 		struct timespec ts = {
 			.tv_sec = (time_t)interval,
@@ -159,7 +157,7 @@ static int stats_main(const struct opts *o)
 		ret = snapshot_read(&a, &cur);
 		if (ret) {
 			log_error("%s: cannot read the counters (detached?): %s", a.li.name,
-			    strerror(-ret));
+				  strerror(-ret));
 			goto out;
 		}
 		n++;
@@ -188,18 +186,16 @@ const struct cmd_def cmd_stats = {
 	.max_args = 3,
 	.iface_arg = true,
 	.summary = "counters by outcome and reason, latency histogram",
-	.description =
-		"Counters by outcome (replied, passed, dropped) and reason, and the\n"
-		"log2 histogram of the program's service time for replies. With\n"
-		"INTERVAL (decimal seconds, may be fractional), prints per-second rates\n"
-		"every INTERVAL, COUNT times (default: until Ctrl-C), then the summary.\n"
-		"The maps are found through the program attached to IFACE, so this\n"
-		"works inside 'ip netns exec' too. For the node_exporter textfile\n"
-		"collector see 'xdpong run --metrics-file'.",
-	.examples =
-		"  xdpong stats eth0\n"
-		"  xdpong stats eth0 1 10\n"
-		"  xdpong stats eth0 --json | jq .replied\n"
-		"  xdpong stats eth0 --prometheus | promtool check metrics\n",
+	.description = "Counters by outcome (replied, passed, dropped) and reason, and the\n"
+		       "log2 histogram of the program's service time for replies. With\n"
+		       "INTERVAL (decimal seconds, may be fractional), prints per-second rates\n"
+		       "every INTERVAL, COUNT times (default: until Ctrl-C), then the summary.\n"
+		       "The maps are found through the program attached to IFACE, so this\n"
+		       "works inside 'ip netns exec' too. For the node_exporter textfile\n"
+		       "collector see 'xdpong run --metrics-file'.",
+	.examples = "  xdpong stats eth0\n"
+		    "  xdpong stats eth0 1 10\n"
+		    "  xdpong stats eth0 --json | jq .replied\n"
+		    "  xdpong stats eth0 --prometheus | promtool check metrics\n",
 	.run = stats_main,
 };

@@ -157,8 +157,8 @@ static void chain_text(const struct chain_state *cs)
 		printf("%d of %d in libxdp's dispatcher (program id %u), at priority %u: ",
 		       cs->pos + 1, c->n, c->dispatcher_id, c->p[cs->pos].priority);
 	else
-		printf("not among the %d programs of libxdp's dispatcher (program id %u): ",
-		       c->n, c->dispatcher_id);
+		printf("not among the %d programs of libxdp's dispatcher (program id %u): ", c->n,
+		       c->dispatcher_id);
 	for (int i = 0; i < c->n; i++) {
 		bool ends = !c->p[i].pass_continues && i < c->n - 1;
 
@@ -184,8 +184,8 @@ static struct json_object *chain_json(const struct chain_state *cs)
 	progs = json_object_new_array();
 	add(o, "dispatcher", json_object_new_boolean(c->dispatcher));
 	add(o, "dispatcher_id", c->dispatcher ? json_object_new_uint64(c->dispatcher_id) : NULL);
-	add(o, "priority", c->dispatcher && found ?
-			   json_object_new_uint64(c->p[cs->pos].priority) : NULL);
+	add(o, "priority",
+	    c->dispatcher && found ? json_object_new_uint64(c->p[cs->pos].priority) : NULL);
 	add(o, "position", found ? json_object_new_int(cs->pos + 1) : NULL);
 	for (int i = 0; i < c->n; i++) {
 		struct json_object *p = json_object_new_object();
@@ -219,13 +219,12 @@ static struct json_object *status_json(const struct attachment *a,
 	add(o, "dispatcher", json_object_new_boolean(a->dispatcher));
 	add(o, "chain", chain_json(cs));
 	add(o, "owner", owner_json(w, owned));
-	add(o, "framing", json_object_new_string(ro->cfg_framing == XDPONG_FRAMING_IP ?
-							 "ip" : "ethernet"));
+	add(o, "framing",
+	    json_object_new_string(ro->cfg_framing == XDPONG_FRAMING_IP ? "ip" : "ethernet"));
 	add(o, "latency_sample", json_object_new_uint64(ro->cfg_latency_sample));
 	add(o, "trace_enabled", json_object_new_boolean(bss->trace_enabled));
 	add(o, "trace_lost", json_object_new_uint64(bss->trace_lost));
-	add(o, "mac_current",
-	    json_object_new_boolean(!ro->cfg_check_mac || mac_current(a, bss)));
+	add(o, "mac_current", json_object_new_boolean(!ro->cfg_check_mac || mac_current(a, bss)));
 	add(o, "pin_dir", pinned ? json_object_new_string(dir) : NULL);
 	add(o, "tx_failures", tx_json(tx));
 	for (int m = 0; m < MAP_COUNT; m++)
@@ -237,15 +236,14 @@ static struct json_object *status_json(const struct attachment *a,
 }
 
 static void status_text(const struct attachment *a, const struct xdpong_bpf__rodata *ro,
-			const struct xdpong_bpf__bss *bss, bool pinned,
-			const struct owner_info *w, int who, const struct tx_state *tx,
-			const struct chain_state *cs)
+			const struct xdpong_bpf__bss *bss, bool pinned, const struct owner_info *w,
+			int who, const struct tx_state *tx, const struct chain_state *cs)
 {
 	char dir[256];
 
 	pin_dir(a->li.name, dir, sizeof(dir));
-	printf("%s: xdpong program id %u, %s mode%s, %s framing\n", a->li.name,
-	       a->prog_id, a->mode, a->dispatcher ? " (libxdp dispatcher)" : "",
+	printf("%s: xdpong program id %u, %s mode%s, %s framing\n", a->li.name, a->prog_id, a->mode,
+	       a->dispatcher ? " (libxdp dispatcher)" : "",
 	       ro->cfg_framing == XDPONG_FRAMING_IP ? "IP (TUN)" : "Ethernet");
 	owner_text(a, w, who);
 	chain_text(cs);
@@ -397,8 +395,10 @@ static int status_iface(const char *ifname, bool json)
 		add(o, "attached", absent ? json_object_new_boolean(0) : NULL);
 		add(o, "other_prog_id", json_object_new_uint64(other));
 		if (!absent)
-			add(o, "error", json_object_new_string(ret == -ENOPKG ?
-				"no pins to tell by without CAP_SYS_ADMIN" : strerror(-ret)));
+			add(o, "error",
+			    json_object_new_string(ret == -ENOPKG ? "no pins to tell by without "
+								    "CAP_SYS_ADMIN" :
+								    strerror(-ret)));
 		json_object_array_add(arr, o);
 		if (json)
 			json_print(stdout, top);
@@ -481,17 +481,15 @@ const struct cmd_def cmd_status = {
 	.max_args = 1,
 	.iface_arg = true,
 	.summary = "what is attached where",
-	.description =
-		"Show where xdpong is attached in this network namespace: program id,\n"
-		"mode, the programs it shares the interface with in libxdp's dispatcher\n"
-		"(or alone), maps, pins and the prefixes it answers for, and the pins\n"
-		"of interfaces that are gone. Changes nothing. With IFACE, exits 0 if\n"
-		"xdpong is attached there, 3 if it is not, 1 if that cannot be told\n"
-		"(no such interface, no privileges, an error). A feature of xdpong's\n"
-		"that this kernel lacks is named, with what xdpong does without it\n"
-		"(JSON: \"kernel\", found by trying, never from the version).",
-	.examples =
-		"  xdpong status\n"
-		"  xdpong status eth0 --json\n",
+	.description = "Show where xdpong is attached in this network namespace: program id,\n"
+		       "mode, the programs it shares the interface with in libxdp's dispatcher\n"
+		       "(or alone), maps, pins and the prefixes it answers for, and the pins\n"
+		       "of interfaces that are gone. Changes nothing. With IFACE, exits 0 if\n"
+		       "xdpong is attached there, 3 if it is not, 1 if that cannot be told\n"
+		       "(no such interface, no privileges, an error). A feature of xdpong's\n"
+		       "that this kernel lacks is named, with what xdpong does without it\n"
+		       "(JSON: \"kernel\", found by trying, never from the version).",
+	.examples = "  xdpong status\n"
+		    "  xdpong status eth0 --json\n",
 	.run = status_main,
 };

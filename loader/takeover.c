@@ -53,8 +53,7 @@ struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
 	return NULL;
 }
 
-int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel,
-		     struct takeover *t)
+int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, struct takeover *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (int m = 0; m < MAP_COUNT; m++) {
@@ -181,8 +180,7 @@ out:
 	return ret ? ret : n;
 }
 
-int takeover_migrate(const struct attachment *old, const struct attachment *new,
-		     struct takeover *t)
+int takeover_migrate(const struct attachment *old, const struct attachment *new, struct takeover *t)
 {
 	for (int m = 0; m < MAP_COUNT; m++) {
 		int ret;
@@ -286,11 +284,11 @@ static int settle_one(int old_fd, const void *copied, int ncpu, int carry_fd)
 	return ret;
 }
 
-void takeover_settle(const struct attachment *old, const struct attachment *new,
-		     struct takeover *t)
+void takeover_settle(const struct attachment *old, const struct attachment *new, struct takeover *t)
 {
-	static const int carry_of[MAP_COUNT] = { [MAP_STATS] = MAP_CARRY,
-						 [MAP_LATENCY] = MAP_LATCARRY };
+	static const int carry_of[MAP_COUNT] = {
+		[MAP_STATS] = MAP_CARRY, [MAP_LATENCY] = MAP_LATCARRY
+	};
 
 	for (int m = 0; m < MAP_COUNT; m++) {
 		int ret;

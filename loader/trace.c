@@ -30,12 +30,12 @@
 /* ---- decoding an event ---- */
 
 struct decoded {
-	int family;           /* 4, 6, or 0: not IP / too short to tell */
+	int family; /* 4, 6, or 0: not IP / too short to tell */
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-	int proto;            /* IP protocol / IPv6 next header, -1 unknown */
+	int proto;                /* IP protocol / IPv6 next header, -1 unknown */
 	int icmp_type, icmp_code; /* -1 unknown */
-	int id, seq;          /* echo only, -1 otherwise */
-	int ip_len;           /* from the IP header, -1 unknown */
+	int id, seq;              /* echo only, -1 otherwise */
+	int ip_len;               /* from the IP header, -1 unknown */
 };
 
 static __u16 get16(const __u8 *p)
@@ -45,10 +45,8 @@ static __u16 get16(const __u8 *p)
 
 static void decode(const struct xdpong_trace_event *ev, struct decoded *d)
 {
-	unsigned int snap = ev->snap_len < XDPONG_TRACE_SNAP ? ev->snap_len :
-							      XDPONG_TRACE_SNAP;
-	bool replied = ev->reason < XDPONG_R_MAX &&
-		       reason_outcomes[ev->reason] == XDPONG_REPLIED;
+	unsigned int snap = ev->snap_len < XDPONG_TRACE_SNAP ? ev->snap_len : XDPONG_TRACE_SNAP;
+	bool replied = ev->reason < XDPONG_R_MAX && reason_outcomes[ev->reason] == XDPONG_REPLIED;
 	const __u8 *p = ev->snap, *src, *dst, *icmp = NULL;
 	unsigned int l3 = 0;
 
@@ -106,7 +104,7 @@ struct trace_ctx {
 	const struct attachment *a;
 	bool json;
 	unsigned long long count, seen;
-	__u64 start_ns;       /* events before this are a killed trace's */
+	__u64 start_ns;            /* events before this are a killed trace's */
 	long long mono_to_wall_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	bool output_failed;
 };
@@ -184,7 +182,7 @@ static void print_json(const struct trace_ctx *c, const struct xdpong_trace_even
 	/* Unflushed: the loop writes each batch at once (json_print flushes). */
 	fprintf(stdout, "%s\n",
 		json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						  JSON_C_TO_STRING_NOSLASHESCAPE));
+							  JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 }
 
@@ -193,16 +191,15 @@ static void print_text(const struct trace_ctx *c, const struct xdpong_trace_even
 {
 	print_time(stdout, ev->ts_ns + c->mono_to_wall_ns);
 	if (!d->family)
-		printf(" %s", ev->reason == XDPONG_R_pass_not_ip ? "(not IP)" :
-								   "(no IP header)");
+		printf(" %s", ev->reason == XDPONG_R_pass_not_ip ? "(not IP)" : "(no IP header)");
 	else
 		printf(" %s -> %s", d->src, d->dst);
 	if (d->id >= 0)
-		printf(" %s id %d seq %d", d->family == 4 ? "ICMP echo" : "ICMPv6 echo",
-		       d->id, d->seq);
+		printf(" %s id %d seq %d", d->family == 4 ? "ICMP echo" : "ICMPv6 echo", d->id,
+		       d->seq);
 	else if (d->icmp_type >= 0)
-		printf(" %s type %d code %d", d->family == 4 ? "ICMP" : "ICMPv6",
-		       d->icmp_type, d->icmp_code);
+		printf(" %s type %d code %d", d->family == 4 ? "ICMP" : "ICMPv6", d->icmp_type,
+		       d->icmp_code);
 	else if (d->proto >= 0)
 		printf(" %s %d", d->family == 4 ? "proto" : "next-header", d->proto);
 	if (d->ip_len >= 0)
@@ -281,20 +278,20 @@ static bool still_attached(const struct attachment *a)
 	if (!a->dispatcher && li.xdp_prog_id != a->prog_id) {
 		log_error("xdpong (program id %u) is no longer attached to %s; the trace ends "
 			  "(start it again after 'xdpong attach %s')",
-		    a->prog_id, a->li.name, a->li.name);
+			  a->prog_id, a->li.name, a->li.name);
 		return false;
 	}
 	return true;
 }
 
-static int trace_off(const struct attachment *a, const struct bss_access *bss,
-		     struct readers *rd, bool have_lock)
+static int trace_off(const struct attachment *a, const struct bss_access *bss, struct readers *rd,
+		     bool have_lock)
 {
 	int ret;
 
 	if (have_lock && readers_others(rd->fd)) {
 		log_error("another 'xdpong trace %s' is running; tracing stays on until it ends",
-		    a->li.name);
+			  a->li.name);
 		return 1;
 	}
 	ret = bss_set(bss, "trace_enabled", 0);
@@ -308,8 +305,7 @@ static int trace_off(const struct attachment *a, const struct bss_access *bss,
 	return 0;
 }
 
-static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
-		      struct ring_buffer *rb)
+static int trace_loop(struct trace_ctx *c, const struct bss_access *bss, struct ring_buffer *rb)
 {
 	__u64 lost = 0;
 	__u64 lost0, lost_seen, next_check;
@@ -332,7 +328,7 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 			break;
 		if (ret < 0 && ret != -EINTR) {
 			log_error("%s: cannot read the trace ring buffer: %s", c->a->li.name,
-			    strerror(-ret));
+				  strerror(-ret));
 			rc = 1;
 			break;
 		}
@@ -358,7 +354,7 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss,
 		lost_seen = lost;
 	}
 	log_note("%s: %llu packets traced, %llu events lost", c->a->li.name,
-	     (unsigned long long)c->seen, (unsigned long long)(lost_seen - lost0));
+		 (unsigned long long)c->seen, (unsigned long long)(lost_seen - lost0));
 	return rc;
 }
 
@@ -382,7 +378,8 @@ static int trace_finish(const struct attachment *a, struct bss_access *bss, stru
 		unlink(rd->path);
 	if (ret)
 		return log_error("cannot switch tracing off on %s: %s (run 'xdpong trace %s "
-				 "--off')", a->li.name, strerror(-ret), a->li.name);
+				 "--off')",
+				 a->li.name, strerror(-ret), a->li.name);
 	return 0;
 }
 
@@ -408,15 +405,16 @@ static int trace_main(const struct opts *o)
 	if (ret) {
 		log_error("cannot use the .bss map of xdpong on %s: %s%s", a.li.name,
 			  strerror(-ret),
-			  ret == -EPROTO ?
-			  " (attached by another xdpong version: reattach with this one)" : "");
+			  ret == -EPROTO ? " (attached by another xdpong version: reattach with "
+					   "this one)" :
+					   "");
 		goto out;
 	}
 	ret = readers_enter(&rd, a.prog_id);
 	if (ret)
 		log_note("%s: cannot lock %s (%s): a concurrent trace of %s would be switched off "
 			 "when this one ends",
-		     a.li.name, TRACE_LOCK_DIR, strerror(-ret), a.li.name);
+			 a.li.name, TRACE_LOCK_DIR, strerror(-ret), a.li.name);
 	locked = !ret;
 	if (off) {
 		rc = trace_off(&a, &bss, &rd, locked);
@@ -426,7 +424,7 @@ static int trace_main(const struct opts *o)
 	if (locked && readers_others(rd.fd))
 		log_note("%s: another trace is running: the two share one ring buffer, so each "
 			 "shows only part of the packets",
-		     a.li.name);
+			 a.li.name);
 	/* Signals first: between here and the flag going off, nothing may kill us. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -440,7 +438,7 @@ static int trace_main(const struct opts *o)
 		ret = -errno;
 		log_error("cannot open the trace ring buffer of %s: %s (run as root; 'xdpong -vv "
 			  "trace %s' shows libbpf's reason)",
-		    a.li.name, strerror(-ret), a.li.name);
+			  a.li.name, strerror(-ret), a.li.name);
 		goto out_unlock;
 	}
 	ret = bss_set(&bss, "trace_enabled", 1);
@@ -451,8 +449,8 @@ static int trace_main(const struct opts *o)
 	if (locked)
 		readers_lock(rd.fd, F_RDLCK, 1, true);
 	readers_leave(&rd);
-	log_note("tracing %s (xdpong program id %u, %s mode); Ctrl-C stops", a.li.name,
-	     a.prog_id, a.mode);
+	log_note("tracing %s (xdpong program id %u, %s mode); Ctrl-C stops", a.li.name, a.prog_id,
+		 a.mode);
 
 	rc = trace_loop(&c, &bss, rb);
 	if (trace_finish(&a, &bss, &rd, locked))
@@ -477,17 +475,15 @@ const struct cmd_def cmd_trace = {
 	.max_args = 1,
 	.iface_arg = true,
 	.summary = "one line per packet: addresses, echo id/seq, verdict, reason, time",
-	.description =
-		"Print one line per packet xdpong sees on IFACE, as it decides: time,\n"
-		"source -> destination, ICMP echo id and seq, IP and frame length,\n"
-		"verdict (replied, passed, dropped), reason and the program's service\n"
-		"time (for timed replies). Replies are shown as the request that came\n"
-		"in. Events the ring buffer had no room for are counted and reported\n"
-		"every second and at the end. Tracing costs the fast path a ring buffer\n"
-		"write per packet only while a trace runs.",
-	.examples =
-		"  xdpong trace eth0\n"
-		"  xdpong trace eth0 --count 10\n"
-		"  xdpong trace eth0 --json | jq 'select(.verdict == \"dropped\")'\n",
+	.description = "Print one line per packet xdpong sees on IFACE, as it decides: time,\n"
+		       "source -> destination, ICMP echo id and seq, IP and frame length,\n"
+		       "verdict (replied, passed, dropped), reason and the program's service\n"
+		       "time (for timed replies). Replies are shown as the request that came\n"
+		       "in. Events the ring buffer had no room for are counted and reported\n"
+		       "every second and at the end. Tracing costs the fast path a ring buffer\n"
+		       "write per packet only while a trace runs.",
+	.examples = "  xdpong trace eth0\n"
+		    "  xdpong trace eth0 --count 10\n"
+		    "  xdpong trace eth0 --json | jq 'select(.verdict == \"dropped\")'\n",
 	.run = trace_main,
 };

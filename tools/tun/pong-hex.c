@@ -31,45 +31,44 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: pong-hex [options] [HEX...]\n"
-		"       pong-hex --check REQUEST REPLY\n"
-		"\n"
-		"Read one IPv4 or IPv6 packet in hex (the arguments, else stdin; IP\n"
-		"header first, as a TUN gives it), print its fields, decide with\n"
-		"xdpong's rules whether an echo reply is due, and print the reply in hex\n"
-		"with its checksums worked out step by step: the RFC 1071 sum, fold and\n"
-		"complement, and the RFC 1624 incremental update.\n"
-		"\n"
-		"Whitespace, a '0x' before a token and offset labels ending in ':'\n"
-		"are allowed: '4500 0054 ...', '0x45 0x00 ...'; from tcpdump -x output\n"
-		"(one packet) only the hex lines are read.\n"
-		"\n"
-		"With --check, judge a reply someone made for REQUEST, as tun-helper does\n"
-		"on WRITE, with the working shown: the IP version, the lengths, the IPv4\n"
-		"header and ICMP/ICMPv6 checksums, and that it answers REQUEST (addresses\n"
-		"swapped, the same id, sequence and payload). The Verdict line holds the\n"
-		"answer tun-helper gives: OK, or OK WARN <what is wrong>.\n"
-		"\n"
-		"Options:\n"
-		"  -c, --check          REQUEST REPLY: check the reply (two hex arguments)\n"
-		"  -r, --reply-only     print only the reply, as one hex line (a filter\n"
-		"                       for scripts); nothing if no reply is due\n"
-		"  -a, --addr PREFIX    answer only for destinations in PREFIX\n"
-		"                       (repeatable; default: every unicast address)\n"
-		"  -h, --help           this help\n"
-		"\n"
-		"Exit status: 0 a reply is due (and printed), 1 the input is not a\n"
-		"packet (bad hex, truncated, lengths wrong), 2 usage, 3 a well-formed\n"
-		"packet that gets no reply (not an echo request, bad checksum, ...);\n"
-		"with --check: 0 the reply is right, 1 either is not hex, 4 the reply\n"
-		"fails a check.\n"
-		"\n"
-		"Examples:\n"
-		"  pong-hex 4500001c1c46400040010a870a0900010a0900020800f7ff00000000\n"
-		"  tcpdump -n -i tun0 -x -c 1 icmp | pong-hex\n"
-		"  reply=$(pong-hex --reply-only \"$request\") || echo \"no reply ($?)\"\n"
-		"  pong-hex --check \"$request\" \"$reply\"\n");
+	fprintf(f, "Usage: pong-hex [options] [HEX...]\n"
+		   "       pong-hex --check REQUEST REPLY\n"
+		   "\n"
+		   "Read one IPv4 or IPv6 packet in hex (the arguments, else stdin; IP\n"
+		   "header first, as a TUN gives it), print its fields, decide with\n"
+		   "xdpong's rules whether an echo reply is due, and print the reply in hex\n"
+		   "with its checksums worked out step by step: the RFC 1071 sum, fold and\n"
+		   "complement, and the RFC 1624 incremental update.\n"
+		   "\n"
+		   "Whitespace, a '0x' before a token and offset labels ending in ':'\n"
+		   "are allowed: '4500 0054 ...', '0x45 0x00 ...'; from tcpdump -x output\n"
+		   "(one packet) only the hex lines are read.\n"
+		   "\n"
+		   "With --check, judge a reply someone made for REQUEST, as tun-helper does\n"
+		   "on WRITE, with the working shown: the IP version, the lengths, the IPv4\n"
+		   "header and ICMP/ICMPv6 checksums, and that it answers REQUEST (addresses\n"
+		   "swapped, the same id, sequence and payload). The Verdict line holds the\n"
+		   "answer tun-helper gives: OK, or OK WARN <what is wrong>.\n"
+		   "\n"
+		   "Options:\n"
+		   "  -c, --check          REQUEST REPLY: check the reply (two hex arguments)\n"
+		   "  -r, --reply-only     print only the reply, as one hex line (a filter\n"
+		   "                       for scripts); nothing if no reply is due\n"
+		   "  -a, --addr PREFIX    answer only for destinations in PREFIX\n"
+		   "                       (repeatable; default: every unicast address)\n"
+		   "  -h, --help           this help\n"
+		   "\n"
+		   "Exit status: 0 a reply is due (and printed), 1 the input is not a\n"
+		   "packet (bad hex, truncated, lengths wrong), 2 usage, 3 a well-formed\n"
+		   "packet that gets no reply (not an echo request, bad checksum, ...);\n"
+		   "with --check: 0 the reply is right, 1 either is not hex, 4 the reply\n"
+		   "fails a check.\n"
+		   "\n"
+		   "Examples:\n"
+		   "  pong-hex 4500001c1c46400040010a870a0900010a0900020800f7ff00000000\n"
+		   "  tcpdump -n -i tun0 -x -c 1 icmp | pong-hex\n"
+		   "  reply=$(pong-hex --reply-only \"$request\") || echo \"no reply ($?)\"\n"
+		   "  pong-hex --check \"$request\" \"$reply\"\n");
 }
 
 static const char *addr_str(int family, const uint8_t *a, char *buf)
@@ -81,16 +80,15 @@ static const char *addr_str(int family, const uint8_t *a, char *buf)
  * Print the 16-bit words of len bytes (the one at skip_off shown as
  * [0000], summed as zero) and return their sum before folding.
  */
-static uint64_t show_words(const char *label, const uint8_t *p, size_t len,
-			   long skip_off, size_t *shown_words)
+static uint64_t show_words(const char *label, const uint8_t *p, size_t len, long skip_off,
+			   size_t *shown_words)
 {
 	size_t words = (len + 1) / 2, i;
 	uint64_t sum = 0;
 
 	printf("    %-13s", label);
 	for (i = 0; i < words; i++) {
-		uint16_t w = i * 2 + 1 < len ? pkt_get_be16(p + i * 2) :
-					       (uint16_t)(p[i * 2] << 8);
+		uint16_t w = i * 2 + 1 < len ? pkt_get_be16(p + i * 2) : (uint16_t)(p[i * 2] << 8);
 		bool skip = (long)(i * 2) == skip_off;
 
 		if (!skip)
@@ -121,8 +119,8 @@ static uint16_t show_fold_complement(uint64_t sum, size_t words)
 		uint64_t next = (sum & 0xffff) + (sum >> 16);
 
 		printf("    %-13s 0x%04llx + 0x%llx = 0x%llx\n", "fold",
-		       (unsigned long long)(sum & 0xffff),
-		       (unsigned long long)(sum >> 16), (unsigned long long)next);
+		       (unsigned long long)(sum & 0xffff), (unsigned long long)(sum >> 16),
+		       (unsigned long long)next);
 		sum = next;
 	}
 	printf("    %-13s ~0x%04x = 0x%04x\n", "complement", (unsigned)sum,
@@ -147,16 +145,16 @@ static uint16_t show_icmp_sum(const uint8_t *icmp, size_t icmp_len)
 	return show_fold_complement(sum, words);
 }
 
-static uint16_t show_incremental(const char *what, uint16_t hc, uint16_t m,
-				 uint16_t m_new, bool all_zero)
+static uint16_t show_incremental(const char *what, uint16_t hc, uint16_t m, uint16_t m_new,
+				 bool all_zero)
 {
 	uint64_t sum = (uint16_t)~hc + (uint16_t)~m + (uint64_t)m_new;
 	uint16_t folded = pkt_csum_fold(sum), result = up_csum_update16(hc, m, m_new);
 
 	printf("  RFC 1624 eqn 3, HC' = ~(~HC + ~m + m'), for the %s word:\n", what);
 	printf("    HC 0x%04x (request), m 0x%04x -> m' 0x%04x\n", hc, m, m_new);
-	printf("    ~HC + ~m + m' = 0x%04x + 0x%04x + 0x%04x = 0x%llx", (uint16_t)~hc,
-	       (uint16_t)~m, m_new, (unsigned long long)sum);
+	printf("    ~HC + ~m + m' = 0x%04x + 0x%04x + 0x%04x = 0x%llx", (uint16_t)~hc, (uint16_t)~m,
+	       m_new, (unsigned long long)sum);
 	if (sum >> 16)
 		printf(", folded 0x%04x", folded);
 	printf("\n    HC' = ~0x%04x = 0x%04x\n", folded, result);
@@ -189,25 +187,26 @@ static void show_check(const char *what, uint64_t sum, uint16_t field)
 	/* RFC 1624 eqn 1: the right field is ~(sum without the field's value). */
 	printf("  check: %s sums to 0x%04x, not 0xffff: checksum 0x%04x is wrong, 0x%04x would be "
 	       "right\n",
-	       what, folded, field,
-	       (uint16_t)~pkt_csum_fold(sum + (uint16_t)~field));
+	       what, folded, field, (uint16_t)~pkt_csum_fold(sum + (uint16_t)~field));
 }
 
 /* The ICMP or ICMPv6 header's fields, echo types named. */
 static void show_icmp(const char *proto, const uint8_t *icmp, uint8_t request, uint8_t reply)
 {
 	printf("  %s: type %u%s, code %u, checksum 0x%04x, id 0x%04x (%u), seq 0x%04x (%u)\n",
-	       proto, icmp[0], icmp[0] == request ? " (echo request)" :
-			       icmp[0] == reply ? " (echo reply)" : "",
-	       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4),
-	       pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 6), pkt_get_be16(icmp + 6));
+	       proto, icmp[0],
+	       icmp[0] == request ? " (echo request)" :
+	       icmp[0] == reply   ? " (echo reply)" :
+				    "",
+	       icmp[1], pkt_get_be16(icmp + 2), pkt_get_be16(icmp + 4), pkt_get_be16(icmp + 4),
+	       pkt_get_be16(icmp + 6), pkt_get_be16(icmp + 6));
 }
 
 /* The IP packet of tot bytes (header hl) in a packet of len bytes. */
 static void show_sizes(const char *proto, size_t tot, size_t hl, size_t len)
 {
-	printf("  sizes: IP %zu = header %zu + %s %zu (header 8 + payload %zu)%s\n",
-	       tot, hl, proto, tot - hl, tot - hl - PKT_ICMP_HLEN,
+	printf("  sizes: IP %zu = header %zu + %s %zu (header 8 + payload %zu)%s\n", tot, hl, proto,
+	       tot - hl, tot - hl - PKT_ICMP_HLEN,
 	       len > tot ? "; bytes after the IP packet are kept" : "");
 }
 
@@ -215,8 +214,7 @@ static void show_sizes(const char *proto, size_t tot, size_t hl, size_t len)
  * The fields of a packet long enough for its headers; label "Request" or
  * "Reply"; checks: say whether each checksum is right.
  */
-static void report_packet(const char *label, const uint8_t *p, size_t len, int family,
-			  bool checks)
+static void report_packet(const char *label, const uint8_t *p, size_t len, int family, bool checks)
 {
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
@@ -235,8 +233,8 @@ static void report_packet(const char *label, const uint8_t *p, size_t len, int f
 		       p[1], pkt_get_be16(p + 4), frag & 0x4000 ? "DF" : "",
 		       frag & 0x2000 ? (frag & 0x4000 ? "+MF" : "MF") : "",
 		       frag & 0x6000 ? "" : "none", (frag & 0x1fff) * 8u, pkt_get_be16(p + 10));
-		if (p[9] == PKT_PROTO_ICMP && hl >= PKT_IP4_HLEN &&
-		    tot >= hl + PKT_ICMP_HLEN && tot <= len) {
+		if (p[9] == PKT_PROTO_ICMP && hl >= PKT_IP4_HLEN && tot >= hl + PKT_ICMP_HLEN &&
+		    tot <= len) {
 			const uint8_t *icmp = p + hl;
 
 			show_icmp("ICMP", icmp, PKT_ICMP_ECHO, PKT_ICMP_ECHOREPLY);
@@ -294,8 +292,8 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 	incr = show_incremental("TTL|protocol", pkt_get_be16(req + 10), pkt_get_be16(req + 8),
 				pkt_get_be16(rep + 8), false);
 	got = pkt_get_be16(rep + 10);
-	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
-				       " MISMATCH");
+	printf("  => 0x%04x%s\n", got,
+	       scratch == got && incr == got ? " (both agree)" : " MISMATCH");
 	ok &= scratch == got && incr == got;
 
 	zero = !rep[1] && pkt_csum_partial(icmp + 4, icmp_len - 4, 0) == 0 && !icmp[0];
@@ -306,8 +304,8 @@ static bool report_reply4(const uint8_t *req, const uint8_t *rep, size_t len)
 	incr = show_incremental("type|code", pkt_get_be16(req_icmp + 2), pkt_get_be16(req_icmp),
 				pkt_get_be16(icmp), zero);
 	got = pkt_get_be16(icmp + 2);
-	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
-				       " MISMATCH");
+	printf("  => 0x%04x%s\n", got,
+	       scratch == got && incr == got ? " (both agree)" : " MISMATCH");
 	return ok && scratch == got && incr == got;
 }
 
@@ -328,7 +326,8 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	printf("\nICMPv6 checksum (type 128 -> 129; swapping the addresses keeps the\n"
 	       "pseudo-header's sum, the hop limit is not in it)\n");
 	printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu bytes),\n"
-	       "  checksum field as 0:\n", plen);
+	       "  checksum field as 0:\n",
+	       plen);
 	pkt_pseudo6_tail(pseudo_tail, (uint32_t)plen, PKT_PROTO_ICMPV6);
 	sum = show_words("source", rep + 8, 16, -1, &words);
 	sum += show_words("destination", rep + 24, 16, -1, &words);
@@ -338,8 +337,8 @@ static bool report_reply6(const uint8_t *req, const uint8_t *rep, size_t len)
 	incr = show_incremental("type|code", pkt_get_be16(req_icmp + 2), pkt_get_be16(req_icmp),
 				pkt_get_be16(icmp), false);
 	got = pkt_get_be16(icmp + 2);
-	printf("  => 0x%04x%s\n", got, scratch == got && incr == got ? " (both agree)" :
-				       " MISMATCH");
+	printf("  => 0x%04x%s\n", got,
+	       scratch == got && incr == got ? " (both agree)" : " MISMATCH");
 	return scratch == got && incr == got;
 }
 
@@ -368,11 +367,12 @@ static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
 		hl = (size_t)(rep[0] & 15) * 4;
 		printf("\n  IPv4 header checksum\n");
 		printf("  RFC 1071: sum the header's 16-bit words (%zu bytes), checksum field as "
-		       "0:\n", hl);
+		       "0:\n",
+		       hl);
 		sum = show_words("words", rep, hl, 10, &words);
 		worked = show_fold_complement(sum, words);
-		agree &= show_verdict16(worked, res->ip_csum, res->ip_csum_want,
-					res->ip_csum_right);
+		agree &=
+			show_verdict16(worked, res->ip_csum, res->ip_csum_want, res->ip_csum_right);
 	}
 	if (res->family == 4 && res->icmp_csum_checked) {
 		const uint8_t *icmp = rep + (rep[0] & 15) * 4;
@@ -392,7 +392,8 @@ static bool show_reply_csums(const uint8_t *rep, const struct rc_result *res)
 		printf("\n  ICMPv6 checksum\n");
 		printf("  RFC 1071 over the RFC 8200 8.1 pseudo-header and the message (%zu "
 		       "bytes),\n"
-		       "  checksum field as 0:\n", plen);
+		       "  checksum field as 0:\n",
+		       plen);
 		sum = show_words("source", rep + 8, 16, -1, &words);
 		sum += show_words("destination", rep + 24, 16, -1, &words);
 		sum += show_words("length, 58", tail, 8, -1, &words);
@@ -434,7 +435,8 @@ static void show_match(const uint8_t *req, size_t req_len, const uint8_t *rep, s
 	alen = r.family == 4 ? 4 : 16;
 	printf("    type %u, code %u: %s\n", r.type, r.code,
 	       r.type == (r.family == 4 ? PKT_ICMP_ECHOREPLY : PKT_ICMPV6_ECHO_REPLY) && !r.code ?
-		       "an echo reply" : "NOT an echo reply");
+		       "an echo reply" :
+		       "NOT an echo reply");
 	compare_row("src", addr_str(r.family, r.src, a), "dst", addr_str(q.family, q.dst, b),
 		    !memcmp(r.src, q.dst, alen));
 	compare_row("dst", addr_str(r.family, r.dst, a), "src", addr_str(q.family, q.src, b),
@@ -447,7 +449,8 @@ static void show_match(const uint8_t *req, size_t req_len, const uint8_t *rep, s
 	compare_row("seq", a, "seq", b, r.seq == q.seq);
 	printf("    payload %zu bytes, the request's %zu: %s\n", r.payload_len, q.payload_len,
 	       r.payload_len == q.payload_len && !memcmp(r.payload, q.payload, r.payload_len) ?
-		       "same bytes" : "DIFFERENT");
+		       "same bytes" :
+		       "DIFFERENT");
 }
 
 static int check_main(const char *req_text, const char *rep_text)
@@ -474,7 +477,7 @@ static int check_main(const char *req_text, const char *rep_text)
 
 	if (req_len && (req[0] >> 4 == 4 ? req_len >= PKT_IP4_HLEN && (req[0] & 15) >= 5 &&
 						   (size_t)(req[0] & 15) * 4 <= (size_t)req_len :
-			 req[0] >> 4 == 6 && req_len >= PKT_IP6_HLEN))
+					   req[0] >> 4 == 6 && req_len >= PKT_IP6_HLEN))
 		report_packet("Request", req, (size_t)req_len, req[0] >> 4, true);
 	else
 		printf("Request: %ld bytes, not an IPv4 or IPv6 packet\n", req_len);
@@ -491,8 +494,8 @@ static int check_main(const char *req_text, const char *rep_text)
 		printf("  IP version %d: right\n", res.family);
 		if (res.ip_len)
 			printf("  lengths: the IP header says %zu bytes, %ld given: %s\n",
-			       res.ip_len,
-			       rep_len, res.ip_len == (size_t)rep_len ? "right" : "WRONG");
+			       res.ip_len, rep_len,
+			       res.ip_len == (size_t)rep_len ? "right" : "WRONG");
 	}
 	agree = show_reply_csums(rep, &res);
 	if (res.echo)
@@ -501,7 +504,8 @@ static int check_main(const char *req_text, const char *rep_text)
 	printf("\nVerdict: %s\n", rc_answer(&res, false, line, sizeof(line)));
 	if (res.findings) {
 		printf("  (tun-helper writes it anyway; with --strict it answers\n"
-		       "  %s)\n", rc_answer(&res, true, line, sizeof(line)));
+		       "  %s)\n",
+		       rc_answer(&res, true, line, sizeof(line)));
 		if (res.ip_csum_checked && !res.ip_csum_right)
 			printf("  The kernel drops an IPv4 packet with a wrong header checksum "
 			       "without a\n"
@@ -522,25 +526,25 @@ static bool is_malformed(enum xdpong_reason r)
 	       r == XDPONG_R_drop_bad_ihl || r == XDPONG_R_drop_bad_length;
 }
 
-static const char *malformed_detail(const uint8_t *p, size_t len, char *buf,
-				    size_t size)
+static const char *malformed_detail(const uint8_t *p, size_t len, char *buf, size_t size)
 {
 	bool v6 = len && p[0] >> 4 == 6;
 
 	if (len < (v6 ? PKT_IP6_HLEN : PKT_IP4_HLEN))
-		snprintf(buf, size, "%zu bytes: shorter than an IPv%d header (%d bytes)",
-			 len, v6 ? 6 : 4, v6 ? PKT_IP6_HLEN : PKT_IP4_HLEN);
+		snprintf(buf, size, "%zu bytes: shorter than an IPv%d header (%d bytes)", len,
+			 v6 ? 6 : 4, v6 ? PKT_IP6_HLEN : PKT_IP4_HLEN);
 	else if (!v6 && p[0] >> 4 != 4)
-		snprintf(buf, size, "IP version %u (first byte 0x%02x): neither 4 nor 6",
-			 p[0] >> 4, p[0]);
+		snprintf(buf, size, "IP version %u (first byte 0x%02x): neither 4 nor 6", p[0] >> 4,
+			 p[0]);
 	else if (!v6 && (p[0] & 15) < 5)
 		snprintf(buf, size, "IPv4 header length %u words: below 5", p[0] & 15);
 	else if (!v6)
 		snprintf(buf, size, "IPv4 total length %u with header %u and %zu bytes given",
 			 pkt_get_be16(p + 2), (p[0] & 15) * 4, len);
 	else
-		snprintf(buf, size, "IPv6 payload length %u: 40 + %u bytes beyond the %zu given, "
-				    "or below an ICMPv6 header",
+		snprintf(buf, size,
+			 "IPv6 payload length %u: 40 + %u bytes beyond the %zu given, "
+			 "or below an ICMPv6 header",
 			 pkt_get_be16(p + 4), pkt_get_be16(p + 4), len);
 	return buf;
 }
@@ -716,8 +720,8 @@ static int reply_main(const struct opts *o, const uint8_t *req, size_t len)
 	if (!up_is_reply(r)) {
 		printf("No reply is due: xdpong would %s it.\n",
 		       reason_outcomes[r] == XDPONG_PASSED ? "pass it to the kernel, and a "
-			       "user-space stack ignore" :
-								"drop");
+							     "user-space stack ignore" :
+							     "drop");
 		return EXIT_NO_REPLY;
 	}
 	ok = family == 4 ? report_reply4(req, rep, len) : report_reply6(req, rep, len);

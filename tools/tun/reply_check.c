@@ -65,8 +65,7 @@ bool rc_is_echo_request(const uint8_t *pkt, size_t len)
 }
 
 /* Append one finding, "; " after the previous; a full buffer ends in "...". */
-__attribute__((format(printf, 2, 3)))
-static void finding(struct rc_result *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void finding(struct rc_result *r, const char *fmt, ...)
 {
 	size_t used = strlen(r->text), room = sizeof(r->text) - used;
 	va_list ap;
@@ -109,9 +108,8 @@ static bool check_ip4(const uint8_t *pkt, size_t len, struct rc_result *r)
 	uint16_t frag;
 
 	if (len < PKT_IP4_HLEN) {
-		finding(r, "packet %zu byte%s, shorter than an ipv4 header (20)", len, len == 1
-			? "" :
-			"s");
+		finding(r, "packet %zu byte%s, shorter than an ipv4 header (20)", len,
+			len == 1 ? "" : "s");
 		return false;
 	}
 	if (hl < PKT_IP4_HLEN) {
@@ -160,9 +158,8 @@ static bool check_ip6(const uint8_t *pkt, size_t len, struct rc_result *r)
 	uint64_t sum;
 
 	if (len < PKT_IP6_HLEN) {
-		finding(r, "packet %zu byte%s, shorter than an ipv6 header (40)", len, len == 1
-			? "" :
-			"s");
+		finding(r, "packet %zu byte%s, shorter than an ipv6 header (40)", len,
+			len == 1 ? "" : "s");
 		return false;
 	}
 	plen = pkt_get_be16(pkt + 4);
@@ -209,13 +206,11 @@ static void describe_difference(const struct rc_echo *rep, const struct rc_echo 
 	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
 
 	if (memcmp(rep->dst, req->src, alen))
-		finding(r, "dst %s, want %s (the request's src)", addr_str(rep->family, rep->dst,
-				a),
-			addr_str(rep->family, req->src, b));
+		finding(r, "dst %s, want %s (the request's src)",
+			addr_str(rep->family, rep->dst, a), addr_str(rep->family, req->src, b));
 	if (memcmp(rep->src, req->dst, alen))
-		finding(r, "src %s, want %s (the request's dst)", addr_str(rep->family, rep->src,
-				a),
-			addr_str(rep->family, req->dst, b));
+		finding(r, "src %s, want %s (the request's dst)",
+			addr_str(rep->family, rep->src, a), addr_str(rep->family, req->dst, b));
 	if (rep->payload_len != req->payload_len) {
 		finding(r, "payload %zu bytes, want %zu (the request's)", rep->payload_len,
 			req->payload_len);
@@ -229,8 +224,8 @@ static void describe_difference(const struct rc_echo *rep, const struct rc_echo 
 }
 
 /* Find the request this reply answers, newest first, and say what is off. */
-static void match_request(const struct rc_echo *rep, const struct rc_request *reqs,
-			  size_t n, struct rc_result *r)
+static void match_request(const struct rc_echo *rep, const struct rc_request *reqs, size_t n,
+			  struct rc_result *r)
 {
 	long exact_open = -1, exact_done = -1, same_open = -1, same_done = -1;
 	struct rc_echo req;
@@ -257,13 +252,15 @@ static void match_request(const struct rc_echo *rep, const struct rc_request *re
 		}
 	}
 	r->exact = exact_open >= 0 || exact_done >= 0;
-	r->request = exact_open >= 0 ? exact_open : exact_done >= 0 ? exact_done :
-		     same_open >= 0 ? same_open : same_done;
+	r->request = exact_open >= 0 ? exact_open :
+		     exact_done >= 0 ? exact_done :
+		     same_open >= 0  ? same_open :
+				       same_done;
 	if (exact_open >= 0)
 		return;
 	if (exact_done >= 0) {
-		finding(r, "duplicate: the request id %04x seq %u is answered already",
-			rep->id, rep->seq);
+		finding(r, "duplicate: the request id %04x seq %u is answered already", rep->id,
+			rep->seq);
 		return;
 	}
 	if (r->request >= 0) {
@@ -277,8 +274,8 @@ static void match_request(const struct rc_echo *rep, const struct rc_request *re
 		finding(r, "no outstanding request with id %04x seq %u", rep->id, rep->seq);
 }
 
-void rc_check_reply(const uint8_t *pkt, size_t len, const struct rc_request *reqs,
-		    size_t n, struct rc_result *r)
+void rc_check_reply(const uint8_t *pkt, size_t len, const struct rc_request *reqs, size_t n,
+		    struct rc_result *r)
 {
 	struct rc_echo rep;
 	bool whole;

@@ -30,7 +30,7 @@ struct rc_request {
 
 /* The echo fields of a well-formed IPv4+ICMP or IPv6+ICMPv6 packet. */
 struct rc_echo {
-	int family;             /* 4 or 6 */
+	int family;               /* 4 or 6 */
 	const uint8_t *src, *dst; /* into the packet; 4 or 16 bytes */
 	uint8_t type, code;
 	uint16_t id, seq;
@@ -57,24 +57,24 @@ struct rc_result {
 	char text[RC_TEXT_MAX]; /* the findings, "; " between them ("" if none) */
 
 	/* The working, for pong-hex --check to show. */
-	size_t ip_len;          /* the IP packet's length by its header; 0: none */
-	bool ip_csum_checked;   /* IPv4 header checksum looked at */
-	bool ip_csum_right;     /* ... and the kernel would accept it */
+	size_t ip_len;        /* the IP packet's length by its header; 0: none */
+	bool ip_csum_checked; /* IPv4 header checksum looked at */
+	bool ip_csum_right;   /* ... and the kernel would accept it */
 	uint16_t ip_csum, ip_csum_want;
 	bool icmp_csum_checked; /* ICMP or ICMPv6 checksum looked at */
 	bool icmp_csum_right;
 	uint16_t icmp_csum, icmp_csum_want;
-	bool echo;              /* an ICMP/ICMPv6 message with an echo header */
-	long request;           /* reqs[] index it answers (or was meant to: same id and seq), -1 */
-	bool exact;             /* addresses swapped and payload equal, too */
+	bool echo;    /* an ICMP/ICMPv6 message with an echo header */
+	long request; /* reqs[] index it answers (or was meant to: same id and seq), -1 */
+	bool exact;   /* addresses swapped and payload equal, too */
 };
 
 /*
  * Check pkt (len bytes, as written) against the n requests reqs (oldest
  * first; the newest that fits wins). Always fills r.
  */
-void rc_check_reply(const uint8_t *pkt, size_t len, const struct rc_request *reqs,
-		    size_t n, struct rc_result *r);
+void rc_check_reply(const uint8_t *pkt, size_t len, const struct rc_request *reqs, size_t n,
+		    struct rc_result *r);
 
 /*
  * The one-line answer tun-helper gives: "OK" with no findings, otherwise

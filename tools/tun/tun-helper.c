@@ -52,61 +52,61 @@ static void on_alarm(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: tun-helper [--fifo [DIR]] [--tun NAME] [--addr ADDR/LEN]... [options]\n"
-		"\n"
-		"Let an external program be the IP stack behind a TUN device: it asks for\n"
-		"packets and writes replies as hex lines through two FIFOs, " DEFAULT_CMD "\n"
-		"(it writes commands) and " DEFAULT_RESP " (it reads one answer each), or\n"
-		"DIR/cmd and DIR/resp with --fifo DIR.\n"
-		"\n"
-		"Protocol (one line each way, '\\n'-terminated, hex without spaces):\n"
-		"  READ          -> the oldest packet the kernel sent into the TUN, as\n"
-		"                   hex (IP header first), or TIMEOUT if none came\n"
-		"                   within --timeout\n"
-		"  WRITE <hex>   -> the packet is checked (IP version, lengths, IPv4\n"
-		"                   header and ICMP/ICMPv6 checksums, an echo reply to a\n"
-		"                   request READ before: addresses swapped, same id, seq\n"
-		"                   and payload), then written to the TUN. Answer: OK;\n"
-		"                   OK WARN <what is wrong>, e.g. 'OK WARN ip checksum\n"
-		"                   60dd, want 615d' (written anyway); with --strict\n"
-		"                   ERR <what is wrong> (not written); ERR <reason> for\n"
-		"                   bad hex or a packet the TUN refuses\n"
-		"  anything else -> ERR <reason>\n"
-		"After each answer line the helper closes resp, so 'cat resp' ends\n"
-		"at once. Read each answer to its end (as cat does) before the next\n"
-		"command: a reader that stops at the newline may open resp again\n"
-		"before that close, and get it as an empty answer. An answer nobody\n"
-		"opens resp for within --answer-wait, or before the next command\n"
-		"arrives, is dropped (a READ then takes no packet).\n"
-		"\n"
-		"Options:\n"
-		"  -f, --fifo [DIR]      FIFOs DIR/cmd and DIR/resp (DIR made if missing)\n"
-		"                        instead of " DEFAULT_CMD " and " DEFAULT_RESP "; FIFOs\n"
-		"                        the helper made are removed on exit\n"
-		"  -t, --tun NAME        TUN device to create, or attach to if it exists\n"
-		"                        (default " DEFAULT_TUN ")\n"
-		"  -a, --addr ADDR/LEN   give the TUN this address and bring it up\n"
-		"                        (repeatable; IPv4 or IPv6); every other address\n"
-		"                        in ADDR/LEN is then routed into the TUN\n"
-		"  -T, --timeout MS      how long READ waits for a packet (default 30000,\n"
-		"                        inside the runbook's 'timeout 35 cat')\n"
-		"  -w, --answer-wait MS  how long an answer waits for a reader to open\n"
-		"                        resp (default 5000)\n"
-		"  -s, --strict          refuse a reply that fails a check: ERR, not written\n"
-		"  -r, --report FILE     on exit, write the per-request report as JSON\n"
-		"                        ('-': stdout)\n"
-		"  -v, --verbose         log every command and answer on stderr\n"
-		"  -h, --help            this help\n"
-		"\n"
-		"On exit (SIGINT, SIGTERM) it prints the counters and, per request, when\n"
-		"it was read, when its reply was written, the turnaround and the verdict.\n"
-		"\n"
-		"Examples (the original experiment: tun0 172.16.0.1, the stack is 172.16.0.2):\n"
-		"  tun-helper --fifo --tun tun0 --addr 172.16.0.1/24 &\n"
-		"  ping -W 300 -c 1 172.16.0.2 &\n"
-		"  echo \"READ\" > /tmp/tun_cmd && timeout 35 cat /tmp/tun_resp\n"
-		"  echo \"WRITE <hex>\" > /tmp/tun_cmd && timeout 5 cat /tmp/tun_resp   # OK\n");
+	fprintf(f, "Usage: tun-helper [--fifo [DIR]] [--tun NAME] [--addr ADDR/LEN]... [options]\n"
+		   "\n"
+		   "Let an external program be the IP stack behind a TUN device: it asks for\n"
+		   "packets and writes replies as hex lines through two FIFOs, " DEFAULT_CMD "\n"
+		   "(it writes commands) and " DEFAULT_RESP " (it reads one answer each), or\n"
+		   "DIR/cmd and DIR/resp with --fifo DIR.\n"
+		   "\n"
+		   "Protocol (one line each way, '\\n'-terminated, hex without spaces):\n"
+		   "  READ          -> the oldest packet the kernel sent into the TUN, as\n"
+		   "                   hex (IP header first), or TIMEOUT if none came\n"
+		   "                   within --timeout\n"
+		   "  WRITE <hex>   -> the packet is checked (IP version, lengths, IPv4\n"
+		   "                   header and ICMP/ICMPv6 checksums, an echo reply to a\n"
+		   "                   request READ before: addresses swapped, same id, seq\n"
+		   "                   and payload), then written to the TUN. Answer: OK;\n"
+		   "                   OK WARN <what is wrong>, e.g. 'OK WARN ip checksum\n"
+		   "                   60dd, want 615d' (written anyway); with --strict\n"
+		   "                   ERR <what is wrong> (not written); ERR <reason> for\n"
+		   "                   bad hex or a packet the TUN refuses\n"
+		   "  anything else -> ERR <reason>\n"
+		   "After each answer line the helper closes resp, so 'cat resp' ends\n"
+		   "at once. Read each answer to its end (as cat does) before the next\n"
+		   "command: a reader that stops at the newline may open resp again\n"
+		   "before that close, and get it as an empty answer. An answer nobody\n"
+		   "opens resp for within --answer-wait, or before the next command\n"
+		   "arrives, is dropped (a READ then takes no packet).\n"
+		   "\n"
+		   "Options:\n"
+		   "  -f, --fifo [DIR]      FIFOs DIR/cmd and DIR/resp (DIR made if missing)\n"
+		   "                        instead of " DEFAULT_CMD " and " DEFAULT_RESP "; "
+											  "FIFOs\n"
+		   "                        the helper made are removed on exit\n"
+		   "  -t, --tun NAME        TUN device to create, or attach to if it exists\n"
+		   "                        (default " DEFAULT_TUN ")\n"
+		   "  -a, --addr ADDR/LEN   give the TUN this address and bring it up\n"
+		   "                        (repeatable; IPv4 or IPv6); every other address\n"
+		   "                        in ADDR/LEN is then routed into the TUN\n"
+		   "  -T, --timeout MS      how long READ waits for a packet (default 30000,\n"
+		   "                        inside the runbook's 'timeout 35 cat')\n"
+		   "  -w, --answer-wait MS  how long an answer waits for a reader to open\n"
+		   "                        resp (default 5000)\n"
+		   "  -s, --strict          refuse a reply that fails a check: ERR, not written\n"
+		   "  -r, --report FILE     on exit, write the per-request report as JSON\n"
+		   "                        ('-': stdout)\n"
+		   "  -v, --verbose         log every command and answer on stderr\n"
+		   "  -h, --help            this help\n"
+		   "\n"
+		   "On exit (SIGINT, SIGTERM) it prints the counters and, per request, when\n"
+		   "it was read, when its reply was written, the turnaround and the verdict.\n"
+		   "\n"
+		   "Examples (the original experiment: tun0 172.16.0.1, the stack is 172.16.0.2):\n"
+		   "  tun-helper --fifo --tun tun0 --addr 172.16.0.1/24 &\n"
+		   "  ping -W 300 -c 1 172.16.0.2 &\n"
+		   "  echo \"READ\" > /tmp/tun_cmd && timeout 35 cat /tmp/tun_resp\n"
+		   "  echo \"WRITE <hex>\" > /tmp/tun_cmd && timeout 5 cat /tmp/tun_resp   # OK\n");
 }
 
 struct helper {
@@ -119,8 +119,7 @@ struct helper {
 	uint8_t pkt[PKT_MAX];
 	struct tun_report *log;
 	struct timespec started;
-	unsigned long long reads, packets, timeouts, writes, ok, warned, refused, errors,
-		unread;
+	unsigned long long reads, packets, timeouts, writes, ok, warned, refused, errors, unread;
 };
 
 static double ms_between(const struct timespec *a, const struct timespec *b)
@@ -214,8 +213,8 @@ static void resp_send(struct helper *h, int fd, const char *line, size_t n)
 	size_t off = 0;
 
 	if (h->verbose)
-		fprintf(stderr, "tun-helper: -> %.*s%s\n", (int)(n - 1 > 72 ? 72 : n - 1),
-			line, n - 1 > 72 ? "..." : "");
+		fprintf(stderr, "tun-helper: -> %.*s%s\n", (int)(n - 1 > 72 ? 72 : n - 1), line,
+			n - 1 > 72 ? "..." : "");
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (off < n) {
 		ssize_t w = write(fd, line + off, n - off);
@@ -361,14 +360,12 @@ static void do_command(struct helper *h, char *line)
 	size_t len = strlen(line);
 	char msg[128];
 
-	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' ||
-		       line[len - 1] == '\t'))
+	while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
 		line[--len] = '\0';
 	while (*line == ' ' || *line == '\t')
 		line++;
 	if (h->verbose)
-		fprintf(stderr, "tun-helper: <- %.72s%s\n", line,
-			strlen(line) > 72 ? "..." : "");
+		fprintf(stderr, "tun-helper: <- %.72s%s\n", line, strlen(line) > 72 ? "..." : "");
 	if (!*line)
 		return; /* blank lines are no command and get no answer */
 	if (!strcmp(line, "READ")) {
@@ -390,8 +387,9 @@ static void do_command(struct helper *h, char *line)
 
 static void print_summary(const struct helper *h)
 {
-	fprintf(stderr, "tun-helper: %llu READ (%llu packets, %llu TIMEOUT), %llu WRITE (%llu OK, "
-			"%llu OK WARN, %llu refused), %llu ERR, %llu answers unread\n",
+	fprintf(stderr,
+		"tun-helper: %llu READ (%llu packets, %llu TIMEOUT), %llu WRITE (%llu OK, "
+		"%llu OK WARN, %llu refused), %llu ERR, %llu answers unread\n",
 		h->reads, h->packets, h->timeouts, h->writes, h->ok, h->warned, h->refused,
 		h->errors, h->unread);
 	tr_print(h->log, stderr, TABLE_ROWS_MAX);
@@ -447,14 +445,16 @@ static int fifo_make(const char *path)
 	if (errno == EEXIST && !lstat(path, &st) && S_ISFIFO(st.st_mode)) {
 		if (st.st_uid == geteuid())
 			return 0;
-		fprintf(stderr, "tun-helper: %s belongs to uid %u, not us: remove it or use --fifo "
-				"DIR\n",
+		fprintf(stderr,
+			"tun-helper: %s belongs to uid %u, not us: remove it or use --fifo "
+			"DIR\n",
 			path, (unsigned)st.st_uid);
 		return -1;
 	}
 	if (errno == EEXIST)
-		fprintf(stderr, "tun-helper: %s exists and is not a FIFO (a command written before "
-				"the helper started makes a plain file): remove it\n",
+		fprintf(stderr,
+			"tun-helper: %s exists and is not a FIFO (a command written before "
+			"the helper started makes a plain file): remove it\n",
 			path);
 	else
 		fprintf(stderr, "tun-helper: cannot make FIFO %s: %s\n", path, strerror(errno));
@@ -520,8 +520,9 @@ static int args_parse(int argc, char **argv, struct helper *h, struct run *r)
 		case 'a':
 			if (r->n_addrs >= MAX_ADDRS || !strchr(optarg, '/') ||
 			    prefix_parse(optarg, &r->addrs[r->n_addrs])) {
-				fprintf(stderr, "tun-helper: invalid --addr '%s' (expected "
-						"ADDR/LEN, e.g. 172.16.0.1/24)\n",
+				fprintf(stderr,
+					"tun-helper: invalid --addr '%s' (expected "
+					"ADDR/LEN, e.g. 172.16.0.1/24)\n",
 					optarg);
 				return 2;
 			}
@@ -609,8 +610,7 @@ static int tun_setup(struct helper *h, struct run *r)
 
 		if (e && e != -EEXIST) {
 			fprintf(stderr, "tun-helper: cannot add %s to %s: %s\n",
-				prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name,
-				strerror(-e));
+				prefix_str(&r->addrs[i], buf, sizeof(buf)), r->name, strerror(-e));
 			return -1;
 		}
 	}
@@ -647,8 +647,9 @@ static int fifos_setup(struct helper *h, struct run *r)
 	}
 	/* Two helpers reading one cmd FIFO would split the commands between them. */
 	if (flock(h->cmd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "tun-helper: another tun-helper serves %s (use --fifo DIR for a "
-				"second one)\n",
+		fprintf(stderr,
+			"tun-helper: another tun-helper serves %s (use --fifo DIR for a "
+			"second one)\n",
 			r->cmd_path);
 		r->made_cmd = r->made_resp = 0; /* theirs now: leave them */
 		return -1;
@@ -745,8 +746,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	clock_gettime(CLOCK_REALTIME, &h.started);
-	fprintf(stderr, "tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d "
-			"ms%s)\n",
+	fprintf(stderr,
+		"tun-helper: %s ready; commands to %s, answers from %s (READ timeout %d "
+		"ms%s)\n",
 		r.name, r.cmd_path, r.resp_path, h.timeout_ms, h.strict ? ", --strict" : "");
 
 	ret = serve(&h);

@@ -34,42 +34,41 @@ static void on_signal(int sig)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: tun-stack --tun NAME [options]\n"
-		"\n"
-		"Answer the ICMP and ICMPv6 echo requests the kernel routes into the TUN\n"
-		"device NAME, in user space, with the rules and reason counters of\n"
-		"xdpong's XDP program: invalid requests are never answered, the rest is\n"
-		"counted and ignored. Creates NAME if it does not exist (it goes away\n"
-		"when tun-stack exits), or attaches to a persistent one.\n"
-		"\n"
-		"It stands for the hosts behind the TUN: by default it answers for the\n"
-		"TUN's peer prefixes ('ip addr add A peer B/LEN': B/LEN) and on-link\n"
-		"prefixes ('ip addr add A/LEN': A/LEN), except the TUN's own address A,\n"
-		"which the kernel keeps; requests from inside those prefixes (but A)\n"
-		"are martian, as xdpong treats its interface's addresses. Address\n"
-		"changes are followed.\n"
-		"\n"
-		"Options:\n"
-		"  -t, --tun NAME         the TUN device (required)\n"
-		"  -a, --addr PREFIX      answer for PREFIX instead (repeatable), e.g.\n"
-		"                         10.9.0.2, 10.9.0.0/24, 2001:db8:9::/64\n"
-		"  -s, --stats[=json]     on exit (SIGINT, SIGTERM) and on SIGUSR1, print\n"
-		"                         the counters by reason, as 'xdpong stats' names\n"
-		"                         them (json: one line, as 'xdpong stats --json')\n"
-		"  -v, --verbose          one line per packet on stderr: reason, addresses\n"
-		"  -h, --help             this help\n"
-		"\n"
-		"Examples:\n"
-		"  ip tuntap add dev tun0 mode tun\n"
-		"  ip addr add 10.9.0.1/24 dev tun0\n"
-		"  ip addr add 2001:db8:9::1/64 dev tun0\n"
-		"  ip link set tun0 up\n"
-		"  tun-stack --tun tun0 --stats &\n"
-		"  ping -c 3 10.9.0.2; ping -6 -c 3 2001:db8:9::2\n"
-		"  kill -INT %%1                     # prints the counters\n"
-		"\n"
-		"  tun-stack -t tun1 -a 198.51.100.7 -v   # create tun1; then configure it\n");
+	fprintf(f, "Usage: tun-stack --tun NAME [options]\n"
+		   "\n"
+		   "Answer the ICMP and ICMPv6 echo requests the kernel routes into the TUN\n"
+		   "device NAME, in user space, with the rules and reason counters of\n"
+		   "xdpong's XDP program: invalid requests are never answered, the rest is\n"
+		   "counted and ignored. Creates NAME if it does not exist (it goes away\n"
+		   "when tun-stack exits), or attaches to a persistent one.\n"
+		   "\n"
+		   "It stands for the hosts behind the TUN: by default it answers for the\n"
+		   "TUN's peer prefixes ('ip addr add A peer B/LEN': B/LEN) and on-link\n"
+		   "prefixes ('ip addr add A/LEN': A/LEN), except the TUN's own address A,\n"
+		   "which the kernel keeps; requests from inside those prefixes (but A)\n"
+		   "are martian, as xdpong treats its interface's addresses. Address\n"
+		   "changes are followed.\n"
+		   "\n"
+		   "Options:\n"
+		   "  -t, --tun NAME         the TUN device (required)\n"
+		   "  -a, --addr PREFIX      answer for PREFIX instead (repeatable), e.g.\n"
+		   "                         10.9.0.2, 10.9.0.0/24, 2001:db8:9::/64\n"
+		   "  -s, --stats[=json]     on exit (SIGINT, SIGTERM) and on SIGUSR1, print\n"
+		   "                         the counters by reason, as 'xdpong stats' names\n"
+		   "                         them (json: one line, as 'xdpong stats --json')\n"
+		   "  -v, --verbose          one line per packet on stderr: reason, addresses\n"
+		   "  -h, --help             this help\n"
+		   "\n"
+		   "Examples:\n"
+		   "  ip tuntap add dev tun0 mode tun\n"
+		   "  ip addr add 10.9.0.1/24 dev tun0\n"
+		   "  ip addr add 2001:db8:9::1/64 dev tun0\n"
+		   "  ip link set tun0 up\n"
+		   "  tun-stack --tun tun0 --stats &\n"
+		   "  ping -c 3 10.9.0.2; ping -6 -c 3 2001:db8:9::2\n"
+		   "  kill -INT %%1                     # prints the counters\n"
+		   "\n"
+		   "  tun-stack -t tun1 -a 198.51.100.7 -v   # create tun1; then configure it\n");
 }
 
 struct stack {
@@ -92,23 +91,24 @@ static void addrs_load(struct stack *s, bool say)
 
 	e = tun_addrs(s->ifindex, s->addrs, &n, MAX_PREFIXES);
 	if (e)
-		fprintf(stderr, "tun-stack: cannot read the addresses of %s: %s\n",
-			s->ifname, strerror(-e));
+		fprintf(stderr, "tun-stack: cannot read the addresses of %s: %s\n", s->ifname,
+			strerror(-e));
 	s->cfg.n_addrs = n;
 	if (!say)
 		return;
 	if (!n) {
-		fprintf(stderr, "tun-stack: %s has no addresses yet; answering for its peer and "
-				"on-link prefixes once it has\n",
+		fprintf(stderr,
+			"tun-stack: %s has no addresses yet; answering for its peer and "
+			"on-link prefixes once it has\n",
 			s->ifname);
 		return;
 	}
 	fprintf(stderr, "tun-stack: %s:", s->ifname);
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, " %s (%s)",
-			prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
-			s->addrs[i].origin == UP_ADDR_NOT_OURS ? "the kernel's" :
-			s->addrs[i].origin == XDPONG_ADDR_BROADCAST ? "broadcast" : "ours");
+		fprintf(stderr, " %s (%s)", prefix_str(&s->addrs[i].prefix, buf, sizeof(buf)),
+			s->addrs[i].origin == UP_ADDR_NOT_OURS      ? "the kernel's" :
+			s->addrs[i].origin == XDPONG_ADDR_BROADCAST ? "broadcast" :
+								      "ours");
 	fprintf(stderr, "\n");
 }
 
@@ -129,7 +129,7 @@ static void stats_print_json(const struct stack *s, unsigned long long recv,
 	json_object_object_add(o, "reasons", reasons);
 	json_object_object_add(o, "write_errors", json_object_new_uint64(s->write_errors));
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							  JSON_C_TO_STRING_NOSLASHESCAPE));
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	fflush(stdout);
 }
@@ -153,8 +153,8 @@ static void stats_print(const struct stack *s, bool json)
 	printf("\n  %-22s %14s  %s\n", "reason", "packets", "meaning");
 	for (int r = 0; r < XDPONG_R_MAX; r++)
 		if (s->count[r])
-			printf("  %-22s %14llu  %s\n", reason_names[r],
-			       s->count[r], reason_descs[r]);
+			printf("  %-22s %14llu  %s\n", reason_names[r], s->count[r],
+			       reason_descs[r]);
 	if (s->write_errors)
 		printf("  %-22s %14llu  %s\n", "write_errors", s->write_errors,
 		       "replies the TUN did not take");
@@ -185,12 +185,9 @@ static void log_packet(const uint8_t *p, size_t len, enum xdpong_reason r)
 static int args_parse(int argc, char **argv, struct stack *s)
 {
 	static const struct option longopts[] = {
-		{ "tun", required_argument, NULL, 't' },
-		{ "addr", required_argument, NULL, 'a' },
-		{ "stats", optional_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
+		{ "tun", required_argument, NULL, 't' },   { "addr", required_argument, NULL, 'a' },
+		{ "stats", optional_argument, NULL, 's' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },        { 0 },
 	};
 	int c;
 
@@ -210,8 +207,9 @@ static int args_parse(int argc, char **argv, struct stack *s)
 			if (optarg && !strcmp(optarg, "json")) {
 				s->json = true;
 			} else if (optarg && strcmp(optarg, "text")) {
-				fprintf(stderr, "tun-stack: invalid --stats format '%s' (text or "
-						"json)\n",
+				fprintf(stderr,
+					"tun-stack: invalid --stats format '%s' (text or "
+					"json)\n",
 					optarg);
 				return 2;
 			}
@@ -251,7 +249,8 @@ static int stack_open(struct stack *s, char name[IFNAMSIZ])
 		fprintf(stderr, "tun-stack: cannot open TUN %s: %s%s\n", s->ifname,
 			strerror(-s->fd),
 			s->fd == -EINVAL ? " (is it a TAP, or multi-queue?)" :
-			s->fd == -EPERM ? " (need CAP_NET_ADMIN, or be its owner)" : "");
+			s->fd == -EPERM  ? " (need CAP_NET_ADMIN, or be its owner)" :
+					   "");
 		return -1;
 	}
 	s->ifname = name;

@@ -128,8 +128,8 @@ out:
 	return e;
 }
 
-static void addr_put(struct up_addr *out, size_t *n, size_t cap, int family,
-		     const void *addr, unsigned int len, uint32_t origin)
+static void addr_put(struct up_addr *out, size_t *n, size_t cap, int family, const void *addr,
+		     unsigned int len, uint32_t origin)
 {
 	struct up_addr *a;
 
@@ -190,8 +190,7 @@ int tun_addrs(int ifindex, struct up_addr *out, size_t *n, size_t cap)
 				e = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
 				goto out;
 			}
-			if (nh->nlmsg_type != RTM_NEWADDR ||
-			    (int)ifa->ifa_index != ifindex ||
+			if (nh->nlmsg_type != RTM_NEWADDR || (int)ifa->ifa_index != ifindex ||
 			    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
 				continue;
 			family = ifa->ifa_family == AF_INET ? 4 : 6;

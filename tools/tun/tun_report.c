@@ -28,12 +28,12 @@ struct request_rec {
 	struct timespec mono, real;
 	uint8_t *pkt; /* echo requests only */
 	size_t len;
-	bool answered; /* a reply that passed every check was written */
+	bool answered;                /* a reply that passed every check was written */
 	long first_write, last_write; /* its writes, chained through write_rec.next */
 	long reply; /* the write that counts: the first that passed, else the first written */
-	int family, proto;   /* -1 if not IPv4 or IPv6 */
+	int family, proto; /* -1 if not IPv4 or IPv6 */
 	uint8_t src[16], dst[16];
-	int type, id, seq;   /* -1 unless an ICMP/ICMPv6 message */
+	int type, id, seq; /* -1 unless an ICMP/ICMPv6 message */
 };
 
 struct tun_report {
@@ -135,7 +135,8 @@ size_t tr_window(const struct tun_report *t, struct rc_request *out, size_t *idx
 		if (!t->reqs[i].pkt)
 			continue;
 		idx[n] = i;
-		out[n++] = (struct rc_request){ .pkt = t->reqs[i].pkt, .len = t->reqs[i].len,
+		out[n++] = (struct rc_request){ .pkt = t->reqs[i].pkt,
+						.len = t->reqs[i].len,
 						.answered = t->reqs[i].answered };
 	}
 	return n;
@@ -306,8 +307,8 @@ static json_object *json_request(const struct tun_report *t, size_t i)
 		json_object_object_add(o, "seq", json_object_new_int(r->seq));
 	}
 	json_object_object_add(o, "replied_at", w ? tr_json_time(&w->real) : NULL);
-	json_object_object_add(o, "turnaround_ms", w ? json_ms(ms_between(&r->mono, &w->mono)) :
-						     NULL);
+	json_object_object_add(o, "turnaround_ms",
+			       w ? json_ms(ms_between(&r->mono, &w->mono)) : NULL);
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_of(t, r)));
 	for (long k = r->first_write; k >= 0; k = t->writes[k].next)
 		json_object_array_add(writes, json_write(t, &t->writes[k]));

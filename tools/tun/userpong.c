@@ -5,7 +5,6 @@
 
 #include "userpong.h"
 
-
 uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 {
 	uint64_t sum = (uint16_t)~csum + (uint16_t)~m + (uint64_t)m_new;
@@ -13,13 +12,13 @@ uint16_t up_csum_update16(uint16_t csum, uint16_t m, uint16_t m_new)
 	return (uint16_t)~pkt_csum_fold(sum);
 }
 
-int up_addr_arg(const char *prog, const char *text, struct up_config *cfg,
-		struct up_addr *addrs, size_t max)
+int up_addr_arg(const char *prog, const char *text, struct up_config *cfg, struct up_addr *addrs,
+		size_t max)
 {
 	if (cfg->n_addrs >= max || prefix_parse(text, &addrs[cfg->n_addrs].prefix)) {
 		fprintf(stderr,
-			"%s: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %zu)\n",
-			prog, text, max);
+			"%s: invalid prefix '%s' (expected ADDR or ADDR/LEN, at most %zu)\n", prog,
+			text, max);
 		return -1;
 	}
 	addrs[cfg->n_addrs++].origin = XDPONG_ADDR_OPERATOR;
@@ -70,8 +69,7 @@ static bool all_zero(const uint8_t *p, size_t len)
 	return true;
 }
 
-static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
-				  size_t len)
+static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip, size_t len)
 {
 	static const uint8_t all_ones[4] = { 255, 255, 255, 255 };
 	size_t hl, tot, icmp_len;
@@ -113,8 +111,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 		return REASON(drop_bad_ip_csum);
 	/* Martian sources (RFC 1812 5.3.7): 0/8, 127/8, 224/4, broadcast. */
 	s0 = ip[12];
-	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 ||
-	    !memcmp(ip + 12, all_ones, 4))
+	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || !memcmp(ip + 12, all_ones, 4))
 		return REASON(drop_martian_src);
 	if ((s0 & 0xf0) == 0xf0)
 		return REASON(pass_src_reserved);
@@ -144,8 +141,7 @@ static enum xdpong_reason answer4(const struct up_config *cfg, uint8_t *ip,
 	return REASON(reply_echo4);
 }
 
-static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip,
-				  size_t len)
+static enum xdpong_reason answer6(const struct up_config *cfg, uint8_t *ip, size_t len)
 {
 	uint8_t *src = ip + 8, *dst = ip + 24, *icmp, tmp[16];
 	enum xdpong_reason r;

@@ -42,8 +42,8 @@ struct up_config {
  * (XDPONG_ADDR_OPERATOR) in cfg's addrs, of room max. 0, or -1 said on
  * stderr in prog's name.
  */
-int up_addr_arg(const char *prog, const char *text, struct up_config *cfg,
-		struct up_addr *addrs, size_t max);
+int up_addr_arg(const char *prog, const char *text, struct up_config *cfg, struct up_addr *addrs,
+		size_t max);
 
 /* The origin of the longest prefix holding addr (family 4 or 6); 0 if none. */
 uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *addr);
