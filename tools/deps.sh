@@ -33,7 +33,8 @@ set -euo pipefail
 # package (make deb, install/deb): build-essential (dpkg-buildpackage
 # checks for it), debhelper, dpkg-dev, and lintian to check the result;
 # systemd.pc, which debian/rules asks for the unit directory, is in the
-# systemd package on Debian 12.
+# systemd package on Debian 12. clang-format: tests/style checks the
+# layout against .clang-format.
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
@@ -41,6 +42,7 @@ PACKAGES=(
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
+	clang-format
 	build-essential debhelper dpkg-dev lintian
 )
 
