@@ -597,6 +597,14 @@ int cost_measure(struct bench_env *env, int trials, bool brief, struct cost_resu
 	pkts_build(pk);
 	if (progs_load(env, &progs, brief))
 		goto out;
+	/* A trial that is not kept: every program run once, caches and the
+	 * CPU's state warm, before the first figure. */
+	{
+		double c[COST_N];
+
+		if (cost_brief_trial(env->reflect, &progs, pk, c))
+			goto out;
+	}
 	/* Pinned to one CPU (main), so per-CPU state stays on one CPU. */
 	for (int t = 0; t < trials && !bench_stop; t++) {
 		double c[COST_N] = { 0 };
