@@ -25,6 +25,26 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/*
+ * Parts of the echo path that the cost bench leaves out, one build each,
+ * to time them (tools/bench/README.md, cost breakdown): it builds
+ * tools/bench/xdpong_cost.bpf.c with -DXDPONG_BENCH_LEAVE_OUT=XP_PART_...
+ * The product never defines it: every XP_KEEP() is then a constant 1.
+ */
+#define XP_PART_CHECKS 0x01   /* header, length and source checks */
+#define XP_PART_CSUM 0x02     /* the IPv4 header and ICMP checksums verified */
+#define XP_PART_ADDRS 0x04    /* own-address lookups (lists, tries) */
+#define XP_PART_COUNTERS 0x08 /* the per-reason counters */
+#define XP_PART_LATENCY 0x10  /* latency sampling */
+#define XP_PART_GEN 0x20      /* the generation check (xdpong_active) */
+#define XP_PART_TRACE 0x40    /* the trace flag */
+#define XP_PART_LIMITS 0x80   /* the limits' check (off by default) */
+#define XP_PART_ALL 0xff
+#ifndef XDPONG_BENCH_LEAVE_OUT
+#define XDPONG_BENCH_LEAVE_OUT 0
+#endif
+#define XP_KEEP(part) (!(XDPONG_BENCH_LEAVE_OUT & (part)))
+
 /* Set by the loader between open and load (rodata, frozen at load). */
 const volatile __u32 cfg_framing = XDPONG_FRAMING_ETH;
 const volatile __u32 cfg_latency_sample = 64; /* time 1 packet in N; 0: never */
@@ -450,12 +470,21 @@ __noinline __s64 xdpong_sum_frags(struct xdp_md *ctx, __u32 off, __u32 len)
 	return sum;
 }
 
+#define XP_PING_DATA 56 /* data bytes of ping's echo requests by default */
+
 /* The unfolded sum of the len bytes of a message at p (offset off). */
 static __always_inline __s64 sum_message(struct xdp_md *ctx, void *p, void *end,
 					 __u32 off, __u32 len, bool in_frags)
 {
 	if (in_frags)
 		return xdpong_sum_frags(ctx, off, len);
+	/* ping's own 56 bytes (Linux, BSD): one bounds check and straight
+	 * loads, without the chunk tests of sum_under_128 (the same sum). */
+	if (len == XP_PING_DATA) {
+		if (p + XP_PING_DATA > end)
+			return -1;
+		return sum_words(p, XP_PING_DATA);
+	}
 	if (len < 128)
 		return sum_under_128(p, end, len);
 	return xdpong_sum_bytes(ctx, off, len);
@@ -873,7 +902,7 @@ static __always_inline __u64 latency_start(void)
 	struct xdpong_latency *lat;
 	__u32 key = 0;
 
-	if (!cfg_latency_sample)
+	if (!cfg_latency_sample || !XP_KEEP(XP_PART_LATENCY))
 		return 0;
 	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
 	if (!lat)
@@ -898,97 +927,136 @@ struct l3_frame {
 	__u64 *t0;          /* set when the packet is timed */
 };
 
-static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
-{
-	struct xdp_md *ctx = f->ctx;
-	struct ethhdr *eth = f->eth;
-	__u32 l3_off = f->l3_off, l3_len = f->l3_len;
-	struct iphdr *ip = f->l3;
-	void *end = f->end;
-	__u64 *t0 = f->t0;
+/*
+ * IPv4 echo, in four steps that each return a reason, or XP_GO_ON to go
+ * on to the next: the headers (ipv4_headers), whom it is for
+ * (ipv4_for_us), the checks an answer needs (ipv4_verify), the reply
+ * (ipv4_reply). All inlined: one straight path, as one function.
+ */
+#define XP_GO_ON XDPONG_R_MAX
+
+/* What the steps learn of an IPv4 echo request. */
+struct v4_req {
+	struct iphdr *ip;
 	struct icmphdr *icmp;
 	const struct xdpong_own_addrs *own;
-	__u32 tot, icmp_len, reason;
-	__s64 payload_sum, hdr_sum;
-	__u16 old, new, csum;
-	bool in_frags = false;
-	__be32 tmp;
-	__u8 s0;
+	__u32 icmp_len; /* from the IP header's total length */
+	bool in_frags;  /* the message continues past the first buffer */
+	__s64 payload_sum;
+};
 
-	if ((void *)(ip + 1) > end)
-		return headers_cut(ctx, l3_off + sizeof(*ip));
+/* The IP header: protocol, then the checks the kernel makes of it. */
+static __always_inline __u32 ipv4_headers(const struct l3_frame *f, struct v4_req *q)
+{
+	struct iphdr *ip = f->l3;
+	__u32 tot, reason;
+
+	if ((void *)(ip + 1) > f->end)
+		return headers_cut(f->ctx, f->l3_off + sizeof(*ip));
 	/* Classify first: what is not ICMP goes to the kernel at once, which
 	 * validates it as it would without xdpong. */
 	if (ip->protocol != XP_PROTO_ICMP)
 		return REASON(pass_not_icmp);
-	reason = check_l2(eth);
-	if (reason)
-		return reason;
-	if (ip->version != 4)
-		return REASON(drop_bad_version);
-	if (ip->ihl < 5)
-		return REASON(drop_bad_ihl);
+	q->ip = ip;
 	tot = bpf_ntohs(ip->tot_len);
-	if (tot < ip->ihl * 4)
-		return REASON(drop_bad_length);
-	if (tot > l3_len) {
-		/* Past the first buffer: in fragments, or past the frame's end. */
-		if (tot > frame_len(ctx) - l3_off)
+	q->icmp_len = tot - sizeof(*ip);
+	if (XP_KEEP(XP_PART_CHECKS)) {
+		reason = check_l2(f->eth);
+		if (reason)
+			return reason;
+		if (ip->version != 4)
+			return REASON(drop_bad_version);
+		if (ip->ihl < 5)
+			return REASON(drop_bad_ihl);
+		if (tot < ip->ihl * 4)
 			return REASON(drop_bad_length);
-		in_frags = true;
 	}
+	if (tot > f->l3_len) {
+		/* Past the first buffer: in fragments, or past the frame's end. */
+		if (tot > frame_len(f->ctx) - f->l3_off)
+			return REASON(drop_bad_length);
+		q->in_frags = true;
+	}
+	if (!XP_KEEP(XP_PART_CHECKS))
+		return XP_GO_ON;
 	if (ip->ihl > 5)
 		return REASON(pass_ip_options);
 	if (ip->frag_off & bpf_htons(XDPONG_IP_MF_OFFSET))
 		return REASON(pass_fragment);
-	/* Before the ICMP checks: ICMP for others is forwarded as it is. */
 	/* 224.0.0.0/4 and 255.255.255.255: echo_ignore_broadcasts is the kernel's call. */
 	if ((((__u8 *)&ip->daddr)[0] & 0xf0) == 0xe0 || ip->daddr == 0xffffffff)
 		return REASON(pass_dst_group);
-	own = own_addrs_get();
-	switch (dst4_origin(own, ip->daddr)) {
-	case 0:
-		return REASON(pass_dst_not_local);
-	case XDPONG_ADDR_BROADCAST: /* a subnet broadcast in a unicast frame */
-		return REASON(pass_dst_group);
+	return XP_GO_ON;
+}
+
+/* Our address, and an echo request: else the kernel's (ICMP for others
+ * is forwarded as it is). */
+static __always_inline __u32 ipv4_for_us(const struct l3_frame *f, struct v4_req *q)
+{
+	struct iphdr *ip = q->ip;
+	struct icmphdr *icmp;
+
+	if (XP_KEEP(XP_PART_ADDRS)) {
+		q->own = own_addrs_get();
+		switch (dst4_origin(q->own, ip->daddr)) {
+		case 0:
+			return REASON(pass_dst_not_local);
+		case XDPONG_ADDR_BROADCAST: /* a subnet broadcast in a unicast frame */
+			return REASON(pass_dst_group);
+		}
 	}
-	icmp_len = tot - sizeof(*ip);
-	if (icmp_len < sizeof(*icmp))
+	if (XP_KEEP(XP_PART_CHECKS) && q->icmp_len < sizeof(*icmp))
 		return REASON(drop_bad_length);
 	icmp = (void *)(ip + 1);
-	if ((void *)(icmp + 1) > end)
+	if ((void *)(icmp + 1) > f->end)
 		return REASON(pass_split_headers); /* the frame holds it: tot says so */
 	if (icmp->type != XP_ICMP_ECHO)
 		return REASON(pass_not_echo);
+	q->icmp = icmp;
+	return XP_GO_ON;
+}
 
-	/* An echo request to us: from here on, the work answering it takes. */
-	*t0 = latency_start();
+/* An echo request to us: its checksums and source, as the kernel checks. */
+static __always_inline __u32 ipv4_verify(const struct l3_frame *f, struct v4_req *q)
+{
+	struct iphdr *ip = q->ip;
+	struct icmphdr *icmp = q->icmp;
+	__u8 s0 = ((__u8 *)&ip->saddr)[0];
+
 	/* RFC 1071: a header with a correct checksum sums to 0xffff. */
-	if (csum_fold(sum_words(ip, sizeof(*ip))) != 0xffff)
+	if (XP_KEEP(XP_PART_CSUM) && csum_fold(sum_words(ip, sizeof(*ip))) != 0xffff)
 		return REASON(drop_bad_ip_csum);
-	/* Martian sources (RFC 1812 5.3.7); the kernel drops these. */
-	s0 = ((__u8 *)&ip->saddr)[0];
-	if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 ||
-	    ip->saddr == 0xffffffff)
+	if (XP_KEEP(XP_PART_CHECKS)) {
+		/* Martian sources (RFC 1812 5.3.7); the kernel drops these. */
+		if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || ip->saddr == 0xffffffff)
+			return REASON(drop_martian_src);
+		if ((s0 & 0xf0) == 0xf0)
+			return REASON(pass_src_reserved);
+	}
+	if (XP_KEEP(XP_PART_ADDRS) && src4_is_own(q->own, ip->saddr))
 		return REASON(drop_martian_src);
-	if ((s0 & 0xf0) == 0xf0)
-		return REASON(pass_src_reserved);
-	if (src4_is_own(own, ip->saddr))
-		return REASON(drop_martian_src);
-	if (icmp_len > XDPONG_MAX_ICMP_LEN)
+	if (q->icmp_len > XDPONG_MAX_ICMP_LEN)
 		return REASON(pass_too_big);
-	payload_sum = sum_message(ctx, icmp + 1, end, l3_off + sizeof(*ip) + sizeof(*icmp),
-				  icmp_len - sizeof(*icmp), in_frags);
-	if (payload_sum < 0)
+	if (!XP_KEEP(XP_PART_CSUM))
+		return XP_GO_ON;
+	q->payload_sum = sum_message(f->ctx, icmp + 1, f->end,
+				     f->l3_off + sizeof(*ip) + sizeof(*icmp),
+				     q->icmp_len - sizeof(*icmp), q->in_frags);
+	if (q->payload_sum < 0)
 		return REASON(drop_truncated);
-	hdr_sum = sum_words(icmp, sizeof(*icmp));
-	if (csum_fold(payload_sum + hdr_sum) != 0xffff)
+	if (csum_fold(q->payload_sum + sum_words(icmp, sizeof(*icmp))) != 0xffff)
 		return REASON(drop_bad_icmp_csum);
-	reason = rate_check(4, &ip->saddr);
-	if (reason)
-		return reason;
+	return XP_GO_ON;
+}
 
-	/* The reply: addresses swapped, TTL 64, type 0; everything else kept. */
+/* The reply: addresses swapped, TTL 64, type 0; everything else kept. */
+static __always_inline __u32 ipv4_reply(struct v4_req *q)
+{
+	struct iphdr *ip = q->ip;
+	struct icmphdr *icmp = q->icmp;
+	__u16 old, new, csum;
+	__be32 tmp;
+
 	tmp = ip->saddr;
 	ip->saddr = ip->daddr;
 	ip->daddr = tmp;
@@ -1007,10 +1075,32 @@ static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 	 * which receivers reject. Any other reply's 0x0000 is correct.
 	 */
 	if (csum == 0 && new == 0 && icmp->un.echo.id == 0 &&
-	    icmp->un.echo.sequence == 0 && payload_sum == 0)
+	    icmp->un.echo.sequence == 0 && q->payload_sum == 0)
 		csum = 0xffff;
 	icmp->checksum = csum;
 	return REASON(reply_echo4);
+}
+
+static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
+{
+	struct v4_req q = {};
+	__u32 reason;
+
+	reason = ipv4_headers(f, &q);
+	if (reason != XP_GO_ON)
+		return reason;
+	reason = ipv4_for_us(f, &q);
+	if (reason != XP_GO_ON)
+		return reason;
+	/* An echo request to us: from here on, the work answering it takes. */
+	*f->t0 = latency_start();
+	reason = ipv4_verify(f, &q);
+	if (reason != XP_GO_ON)
+		return reason;
+	reason = XP_KEEP(XP_PART_LIMITS) ? rate_check(4, &q.ip->saddr) : 0;
+	if (reason)
+		return reason;
+	return ipv4_reply(&q);
 }
 
 static __always_inline bool ipv6_is_martian_src(const struct in6_addr *a)
@@ -1022,6 +1112,31 @@ static __always_inline bool ipv6_is_martian_src(const struct in6_addr *a)
 		return true;
 	/* unspecified :: and loopback ::1 (RFC 4291 2.5.2, 2.5.3) */
 	return (w0 | w1 | w2) == 0 && (w3 == 0 || w3 == bpf_htonl(1));
+}
+
+/* The reply: addresses swapped, hop limit 64, type 129; the rest kept. */
+static __always_inline __u32 ipv6_reply(struct ipv6hdr *ip6, struct icmp6hdr *icmp6)
+{
+	__u64 a0, a1, b0, b1;
+	__u16 old, new;
+
+	/* Swapping the addresses leaves the pseudo-header sum unchanged. */
+	a0 = ld64(&ip6->saddr);
+	a1 = ld64((void *)&ip6->saddr + 8);
+	b0 = ld64(&ip6->daddr);
+	b1 = ld64((void *)&ip6->daddr + 8);
+	st64(&ip6->saddr, b0);
+	st64((void *)&ip6->saddr + 8, b1);
+	st64(&ip6->daddr, a0);
+	st64((void *)&ip6->daddr + 8, a1);
+	ip6->hop_limit = XDPONG_REPLY_HOPS; /* not in the pseudo-header */
+
+	old = ld16(icmp6); /* type and code */
+	new = word_with_first_byte(old, XP_ICMPV6_ECHO_REPLY);
+	st16(icmp6, new);
+	/* The pseudo-header makes the sum non-zero: no all-zero corner. */
+	icmp6->icmp6_cksum = csum_replace16(icmp6->icmp6_cksum, old, new);
+	return REASON(reply_echo6);
 }
 
 static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
@@ -1036,8 +1151,6 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 	__u32 plen, reason;
 	__s64 payload_sum, sum;
 	bool in_frags = false;
-	__u64 a0, a1, b0, b1;
-	__u16 old, new;
 
 	if ((void *)(ip6 + 1) > end)
 		return headers_cut(ctx, l3_off + sizeof(*ip6));
@@ -1088,27 +1201,10 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 	sum += bpf_htonl(XP_PROTO_ICMPV6);
 	if (csum_fold(sum) != 0xffff)
 		return REASON(drop_bad_icmp_csum);
-	reason = rate_check(6, &ip6->saddr);
+	reason = XP_KEEP(XP_PART_LIMITS) ? rate_check(6, &ip6->saddr) : 0;
 	if (reason)
 		return reason;
-
-	/* Swapping the addresses leaves the pseudo-header sum unchanged. */
-	a0 = ld64(&ip6->saddr);
-	a1 = ld64((void *)&ip6->saddr + 8);
-	b0 = ld64(&ip6->daddr);
-	b1 = ld64((void *)&ip6->daddr + 8);
-	st64(&ip6->saddr, b0);
-	st64((void *)&ip6->saddr + 8, b1);
-	st64(&ip6->daddr, a0);
-	st64((void *)&ip6->daddr + 8, a1);
-	ip6->hop_limit = XDPONG_REPLY_HOPS; /* not in the pseudo-header */
-
-	old = ld16(icmp6); /* type and code */
-	new = word_with_first_byte(old, XP_ICMPV6_ECHO_REPLY);
-	st16(icmp6, new);
-	/* The pseudo-header makes the sum non-zero: no all-zero corner. */
-	icmp6->icmp6_cksum = csum_replace16(icmp6->icmp6_cksum, old, new);
-	return REASON(reply_echo6);
+	return ipv6_reply(ip6, icmp6);
 }
 
 static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
@@ -1257,13 +1353,13 @@ int xdpong(struct xdp_md *ctx)
 	__u32 key = 0, reason;
 	__u64 *counters;
 
-	if (stood_down())
+	if (XP_KEEP(XP_PART_GEN) && stood_down())
 		return XDP_PASS;
 	carry_maps_own();
 	reason = handle_frame(ctx, &t0);
 
 	/* The one exit: every packet is counted exactly once. */
-	counters = bpf_map_lookup_elem(&xdpong_stats, &key);
+	counters = XP_KEEP(XP_PART_COUNTERS) ? bpf_map_lookup_elem(&xdpong_stats, &key) : NULL;
 	if (counters) {
 		/* The bound (it cannot be exceeded) is checked on the very
 		 * register that indexes: checked before the lookup, clang 14
@@ -1276,7 +1372,7 @@ int xdpong(struct xdp_md *ctx)
 	}
 	if (t0 && reason < XDPONG_R_FIRST_PASSED)
 		service_ns = latency_record(t0);
-	if (trace_enabled)
+	if (XP_KEEP(XP_PART_TRACE) && trace_enabled)
 		trace_emit(ctx, reason, service_ns);
 
 	if (reason < XDPONG_R_FIRST_PASSED)

@@ -388,6 +388,9 @@ static int bench_setup(struct bench_env *env, struct bench_results *res)
 	return 0;
 }
 
+/* Seconds of rest between the network parts and the last cost part. */
+#define COST_SETTLE_S 3
+
 /* 3. The parts --only leaves in: costs, the veth part, TCP throughput. 0 or -1. */
 static int measure_all(struct bench_env *env, struct bench_results *res,
 		       const struct bench_opts *o)
@@ -395,7 +398,7 @@ static int measure_all(struct bench_env *env, struct bench_results *res,
 	if (o->do_cost) {
 		say("cost per packet (BPF_PROG_TEST_RUN)");
 		/* Cheap, and the most exposed to other load: two more trials. */
-		if (cost_measure(env, env->trials + 2, &res->cost))
+		if (cost_measure(env, env->trials + 2, false, &res->cost))
 			return -1;
 		res->cost_done = true;
 	}
@@ -408,6 +411,18 @@ static int measure_all(struct bench_env *env, struct bench_results *res,
 		if (tput_measure(env, env->trials + 2, &res->tput))
 			return -1;
 		res->tput_done = res->tput.measured;
+	}
+	if (o->do_cost && (o->do_net || o->do_tput)) {
+		/* The echo ratios again after the rest: the same figures, or
+		 * what ran before changes them (README, stable figures). */
+		say("cost per packet again, after the rest (echo ratios)");
+		/* Nothing of the rest left: its namespaces gone, their
+		 * cleanup and the CPUs' load settled (README). */
+		net_teardown(env);
+		sleep(COST_SETTLE_S);
+		if (cost_measure(env, env->trials + 2, true, &res->cost_end))
+			return -1;
+		res->cost_end_done = true;
 	}
 	return 0;
 }

@@ -4,7 +4,10 @@
 # `make bench-build` only builds build/bench/xdpong-bench.
 
 BENCH_DIR  := $(BUILD)/bench
-BENCH_BPF  := gen sink reflect pass xdpong_cost
+# The cost breakdown: the harness built without one part of the echo path
+# each (XP_PART_* in bpf/xdpong.bpf.c), and without all of them.
+BENCH_NO   := checks csum addrs counters latency gen trace limits all
+BENCH_BPF  := gen sink reflect pass xdpong_cost $(patsubst %,xdpong_cost_no_%,$(BENCH_NO))
 BENCH_SKEL := $(patsubst %,$(BENCH_DIR)/%.skel.h,$(BENCH_BPF))
 BENCH_SRCS := $(filter-out %.bpf.c,$(wildcard tools/bench/*.c))
 BENCH_OBJS := $(patsubst tools/bench/%.c,$(BENCH_DIR)/obj/%.o,$(BENCH_SRCS))
@@ -26,6 +29,12 @@ $(BENCH_DIR)/%.bpf.o: tools/bench/%.bpf.c $(BENCH_HDRS) vmlinux/vmlinux.h | $(BE
 
 # The cost harness compiles the product's program into itself.
 $(BENCH_DIR)/xdpong_cost.bpf.o: bpf/xdpong.bpf.c
+
+$(BENCH_DIR)/xdpong_cost_no_%.bpf.o: tools/bench/xdpong_cost.bpf.c bpf/xdpong.bpf.c \
+		$(BENCH_HDRS) vmlinux/vmlinux.h | $(BENCH_DIR)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DXDPONG_BENCH_LEAVE_OUT=XP_PART_$(shell echo $* | tr a-z A-Z) \
+		-c $< -o $@
 
 # The XDP_PASS floor is the tests' program (bench.mk listed: older builds hold another's).
 $(BENCH_DIR)/pass.bpf.o: tools/xdp_pass.bpf.c vmlinux/vmlinux.h tools/bench/bench.mk | $(BENCH_DIR)

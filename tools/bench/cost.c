@@ -32,6 +32,15 @@
 #include "pass.skel.h"
 #include "reflect.skel.h"
 #include "xdpong_cost.skel.h"
+#include "xdpong_cost_no_checks.skel.h"
+#include "xdpong_cost_no_csum.skel.h"
+#include "xdpong_cost_no_addrs.skel.h"
+#include "xdpong_cost_no_counters.skel.h"
+#include "xdpong_cost_no_latency.skel.h"
+#include "xdpong_cost_no_gen.skel.h"
+#include "xdpong_cost_no_trace.skel.h"
+#include "xdpong_cost_no_limits.skel.h"
+#include "xdpong_cost_no_all.skel.h"
 #include "xdpong.skel.h"
 
 #define TARGET_S 0.03 /* program time of one timed run */
@@ -54,6 +63,16 @@ const char *const cost_name[COST_N] = {
 	[COST_XDPONG_ECHO4_LIMITS] = "xdpong_echo4_98_limits",
 	[COST_PATCH_INLINE] = "reply_patch_inline",
 	[COST_PATCH_CSUM_DIFF] = "reply_patch_bpf_csum_diff",
+	[COST_SUM_EXTRA] = "csum_pass_1416",
+	[COST_NO_CHECKS] = "xdpong_echo4_98_no_checks",
+	[COST_NO_CSUM] = "xdpong_echo4_98_no_csum",
+	[COST_NO_ADDRS] = "xdpong_echo4_98_no_addrs",
+	[COST_NO_COUNTERS] = "xdpong_echo4_98_no_counters",
+	[COST_NO_LATENCY] = "xdpong_echo4_98_no_latency",
+	[COST_NO_GEN] = "xdpong_echo4_98_no_gen",
+	[COST_NO_TRACE] = "xdpong_echo4_98_no_trace",
+	[COST_NO_LIMITS] = "xdpong_echo4_98_no_limits",
+	[COST_NO_ALL] = "xdpong_echo4_98_no_all",
 };
 
 const char *const cost_desc[COST_N] = {
@@ -72,6 +91,16 @@ const char *const cost_desc[COST_N] = {
 	[COST_XDPONG_ECHO4_LIMITS] = "xdpong, 98-byte echo, both limits on",
 	[COST_PATCH_INLINE] = "reply checksum patch, inline",
 	[COST_PATCH_CSUM_DIFF] = "reply checksum patch, 2 bpf_csum_diff",
+	[COST_SUM_EXTRA] = "checksum pass, the 1416 bytes 1500 adds",
+	[COST_NO_CHECKS] = "xdpong without header/source checks",
+	[COST_NO_CSUM] = "xdpong without checksum verification",
+	[COST_NO_ADDRS] = "xdpong without own-address lookups",
+	[COST_NO_COUNTERS] = "xdpong without counters",
+	[COST_NO_LATENCY] = "xdpong without latency sampling",
+	[COST_NO_GEN] = "xdpong without the generation check",
+	[COST_NO_TRACE] = "xdpong without the trace flag",
+	[COST_NO_LIMITS] = "xdpong without the limits check (off)",
+	[COST_NO_ALL] = "xdpong without all of the above",
 };
 
 enum pkt_kind { PKT_ECHO4, PKT_ECHO6, PKT_ECHO4_1500, PKT_UDP4, PKT_TCP4, PKT_N };
@@ -130,34 +159,57 @@ static int calibrate(int prog_fd, const struct pkt *p, __u32 verdict, int *repea
 	return 0;
 }
 
-/* Timed runs averaged per figure: the whole-ns readings blur less. */
+/*
+ * Timed runs per figure, of which the least is kept: another process on
+ * the machine (or on the other hyperthread of the core) can only add time
+ * to a run, never take it away, and a mean would carry whatever ran
+ * meanwhile into the figure (tools/bench/README.md, stable figures).
+ */
 #define SUB_RUNS 3
 
-static int timed_ns(int prog_fd, const struct pkt *p, __u32 verdict, double *ns)
+/* The least of SUB_RUNS timed runs of n repeats. */
+static int least_ns(int prog_fd, const struct pkt *p, __u32 verdict, int repeat, double *ns)
 {
-	double one, sum = 0;
-	int repeat;
+	double one;
 
-	if (calibrate(prog_fd, p, verdict, &repeat))
-		return -1;
+	*ns = 0;
 	for (int i = 0; i < SUB_RUNS; i++) {
 		if (time_run(prog_fd, p, repeat, verdict, &one))
 			return -1;
-		sum += one;
+		if (!i || one < *ns)
+			*ns = one;
 	}
-	*ns = sum / SUB_RUNS;
+	return 0;
+}
+
+static int timed_ns(int prog_fd, const struct pkt *p, __u32 verdict, double *ns)
+{
+	int repeat;
+
+	if (calibrate(prog_fd, p, verdict, &repeat) || least_ns(prog_fd, p, verdict, repeat, ns))
+		return -1;
 	dbg("  prog %d, %d bytes: %.0f ns x %d", prog_fd, p->len, *ns, repeat);
 	return 0;
 }
 
-static __u64 replied_total(struct xdpong_cost_bpf *x)
+/* One build of the cost harness, whichever skeleton it came from. */
+struct harness {
+	void *skel;
+	void (*destroy)(void *skel);
+	int prog_fd;  /* bench_xdpong_cost_k */
+	int sum_fd;   /* bench_sum_extra_k */
+	int stats_fd; /* xdpong_stats */
+	bool counts;  /* its counters are on: the replies are checked */
+};
+
+static __u64 replied_total(const struct harness *h)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct xdpong_counters vals[ncpu];
 	__u64 sum = 0;
 	__u32 key = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(x->maps.xdpong_stats), &key, vals))
+	if (bpf_map_lookup_elem(h->stats_fd, &key, vals))
 		return 0;
 	for (int i = 0; i < ncpu; i++)
 		sum += vals[i].reply_echo4 + vals[i].reply_echo6;
@@ -194,41 +246,98 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
  */
 #define LIMITS_PPS 1000000000ULL
 
-/* latency_sample < 0: the object's own default. */
-static struct xdpong_cost_bpf *load_harness(int latency_sample, bool limits)
-{
-	struct xdpong_cost_bpf *x = xdpong_cost_bpf__open();
-	int ncpu = libbpf_num_possible_cpus();
-
-	if (!x) {
-		fail("cannot open the xdpong cost harness");
-		return NULL;
-	}
-	if (latency_sample >= 0)
-		x->rodata->cfg_latency_sample = latency_sample;
-	if (limits) {
-		limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu, &x->rodata->cfg_rate_cost_ns,
-			       &x->rodata->cfg_rate_tolerance_ns, &x->rodata->cfg_rate_batch,
-			       &x->rodata->cfg_rate_held_ns);
-		limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu, &x->rodata->cfg_global_cost_ns,
-			       &x->rodata->cfg_global_tolerance_ns, &x->rodata->cfg_global_batch,
-			       &x->rodata->cfg_global_held_ns);
-	}
-	if (xdpong_cost_bpf__load(x) ||
-	    add_addresses(bpf_map__fd(x->maps.xdpong_addr4), bpf_map__fd(x->maps.xdpong_addr6),
-			  &x->bss->own_addrs[0], &x->bss->own_addrs_cur)) {
-		fail("cannot load the xdpong cost harness");
-		xdpong_cost_bpf__destroy(x);
-		return NULL;
-	}
-	return x;
-}
 
 /*
- * One K-fold figure: the own time of body fd on p, in ns to 1/K, as the
- * difference from base (the same packet through the loop with a body that
- * only returns, or only turns the frame around).
+ * Both limits, per source and global, far above what one CPU's test runs
+ * offer (1e9/s, bursts of 1e9): every request is answered, and the cost
+ * is what the limits add to a reply that passes them.
  */
+#define LIMITS_PPS 1000000000ULL
+
+/*
+ * NAME_harness(h, latency_sample, limits): open, configure and load the
+ * skeleton NAME (a build of xdpong_cost.bpf.c: the same maps, variables
+ * and programs in each) into h. latency_sample < 0: the object's own
+ * default. 0, or -1 (said) with nothing left loaded.
+ */
+#define HARNESS_LOADER(name)                                                                 \
+	static void name##_destroy(void *skel)                                               \
+	{                                                                                    \
+		name##__destroy(skel);                                                       \
+	}                                                                                    \
+                                                                                             \
+	static int name##_harness(struct harness *h, int latency_sample, bool limits)       \
+	{                                                                                    \
+		struct name *x = name##__open();                                             \
+		int ncpu = libbpf_num_possible_cpus();                                       \
+                                                                                             \
+		if (!x)                                                                      \
+			return fail("cannot open the cost harness %s", #name);               \
+		if (latency_sample >= 0)                                                     \
+			x->rodata->cfg_latency_sample = latency_sample;                      \
+		if (limits) {                                                                \
+			limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu,                         \
+				       &x->rodata->cfg_rate_cost_ns,                         \
+				       &x->rodata->cfg_rate_tolerance_ns,                    \
+				       &x->rodata->cfg_rate_batch, &x->rodata->cfg_rate_held_ns); \
+			limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu,                         \
+				       &x->rodata->cfg_global_cost_ns,                       \
+				       &x->rodata->cfg_global_tolerance_ns,                  \
+				       &x->rodata->cfg_global_batch,                         \
+				       &x->rodata->cfg_global_held_ns);                      \
+		}                                                                            \
+		if (name##__load(x) ||                                                       \
+		    add_addresses(bpf_map__fd(x->maps.xdpong_addr4),                         \
+				  bpf_map__fd(x->maps.xdpong_addr6), &x->bss->own_addrs[0],  \
+				  &x->bss->own_addrs_cur)) {                                 \
+			name##__destroy(x);                                                  \
+			return fail("cannot load the cost harness %s", #name);               \
+		}                                                                            \
+		*h = (struct harness){ .skel = x, .destroy = name##_destroy,                 \
+				       .prog_fd = bpf_program__fd(x->progs.bench_xdpong_cost_k), \
+				       .sum_fd = bpf_program__fd(x->progs.bench_sum_extra_k), \
+				       .stats_fd = bpf_map__fd(x->maps.xdpong_stats),        \
+				       .counts = true };                                     \
+		return 0;                                                                    \
+	}
+
+HARNESS_LOADER(xdpong_cost_bpf)
+HARNESS_LOADER(xdpong_cost_no_checks_bpf)
+HARNESS_LOADER(xdpong_cost_no_csum_bpf)
+HARNESS_LOADER(xdpong_cost_no_addrs_bpf)
+HARNESS_LOADER(xdpong_cost_no_counters_bpf)
+HARNESS_LOADER(xdpong_cost_no_latency_bpf)
+HARNESS_LOADER(xdpong_cost_no_gen_bpf)
+HARNESS_LOADER(xdpong_cost_no_trace_bpf)
+HARNESS_LOADER(xdpong_cost_no_limits_bpf)
+HARNESS_LOADER(xdpong_cost_no_all_bpf)
+
+/* The breakdown's builds, each leaving out one part (XP_PART_* in
+ * bpf/xdpong.bpf.c), in the rows' order. */
+static const struct {
+	enum cost_row row;
+	int (*load)(struct harness *h, int latency_sample, bool limits);
+	bool counts; /* false: the build counts nothing, so no replies are checked */
+} leave_outs[] = {
+	{ COST_NO_CHECKS, xdpong_cost_no_checks_bpf_harness, true },
+	{ COST_NO_CSUM, xdpong_cost_no_csum_bpf_harness, true },
+	{ COST_NO_ADDRS, xdpong_cost_no_addrs_bpf_harness, true },
+	{ COST_NO_COUNTERS, xdpong_cost_no_counters_bpf_harness, false },
+	{ COST_NO_LATENCY, xdpong_cost_no_latency_bpf_harness, true },
+	{ COST_NO_GEN, xdpong_cost_no_gen_bpf_harness, true },
+	{ COST_NO_TRACE, xdpong_cost_no_trace_bpf_harness, true },
+	{ COST_NO_LIMITS, xdpong_cost_no_limits_bpf_harness, true },
+	{ COST_NO_ALL, xdpong_cost_no_all_bpf_harness, false },
+};
+#define NO_N (sizeof(leave_outs) / sizeof(leave_outs[0]))
+
+static void harness_destroy(struct harness *h)
+{
+	if (h->skel)
+		h->destroy(h->skel);
+	h->skel = NULL;
+}
+
 static int kfold_ns(int fd, __u32 verdict, int fd_base, __u32 base_verdict,
 		    const struct pkt *p, double *ns)
 {
@@ -275,37 +384,31 @@ static int vernier_floor(struct reflect_bpf *rf, const struct pkt *p, double *fl
 	return 0;
 }
 
+
 /*
  * xdpong's own time on p through harness h, K-fold, and the check that it
- * counted every run as a reply (want_replies) or none.
+ * counted every run as a reply (a harness that counts, a replied p) or none.
  */
-static int timed_harness(struct xdpong_cost_bpf *h, int fd_base, __u32 base_verdict,
+static int timed_harness(const struct harness *h, int fd_base, __u32 base_verdict,
 			 const struct pkt *p, __u32 verdict, double *ns)
 {
-	__u64 before = replied_total(h), runs;
-	int fd = bpf_program__fd(h->progs.bench_xdpong_cost_k);
+	__u64 before = replied_total(h), runs, want;
 	int repeat;
-	double one, sum = 0, base;
+	double t, base;
 
-	if (calibrate(fd, p, verdict, &repeat))
+	if (calibrate(h->prog_fd, p, verdict, &repeat) ||
+	    least_ns(h->prog_fd, p, verdict, repeat, &t))
 		return -1;
-	for (int i = 0; i < SUB_RUNS; i++) {
-		if (time_run(fd, p, repeat, verdict, &one))
-			return -1;
-		sum += one;
-	}
 	runs = replied_total(h) - before;
-	if (verdict == XDP_TX &&
-	    runs != ((__u64)CALIBRATE_RUNS + SUB_RUNS * (__u64)repeat) * BENCH_COST_K)
-		return fail("xdpong counted %llu replies for %llu runs", (unsigned long long)runs,
-			    (CALIBRATE_RUNS + SUB_RUNS * (unsigned long long)repeat) *
-				    BENCH_COST_K);
-	if (verdict != XDP_TX && runs)
-		return fail("xdpong counted %llu replies for a packet it passes",
-			    (unsigned long long)runs);
+	want = ((__u64)CALIBRATE_RUNS + SUB_RUNS * (__u64)repeat) * BENCH_COST_K;
+	if (verdict != XDP_TX || !h->counts)
+		want = 0;
+	if (runs != want)
+		return fail("xdpong counted %llu replies for %llu", (unsigned long long)runs,
+			    (unsigned long long)want);
 	if (timed_ns(fd_base, p, base_verdict, &base))
 		return -1;
-	*ns = (sum / SUB_RUNS - base) / BENCH_COST_K;
+	*ns = (t - base) / BENCH_COST_K;
 	dbg("  xdpong harness, %d bytes: %.2f ns (x %d x %d)", p->len, *ns, repeat,
 	    BENCH_COST_K);
 	return 0;
@@ -316,9 +419,10 @@ struct cost_progs {
 	struct pass_bpf *pass;
 	/* The harness with the loader's default latency sampling, every
 	 * packet, none, and 1 in --latency-sample */
-	struct xdpong_cost_bpf *h_def, *h_every, *h_off, *h_n;
-	struct xdpong_cost_bpf *h_lim; /* the default, with both limits on */
-	struct xdpong_bpf *obj; /* the product's own object, as built */
+	struct harness h_def, h_every, h_off, h_n;
+	struct harness h_lim;      /* the default, with both limits on */
+	struct harness h_no[NO_N]; /* the breakdown's: leave_outs[] */
+	struct xdpong_bpf *obj;    /* the product's own object, as built */
 };
 
 static void pkts_build(struct pkt pk[PKT_N])
@@ -348,68 +452,94 @@ static struct xdpong_bpf *load_object(int latency_sample)
 	return obj;
 }
 
-/* 0, or -1 with what did load left for progs_destroy. */
-static int progs_load(const struct bench_env *env, struct cost_progs *p)
+/* 0, or -1 with what did load left for progs_destroy. brief: only what
+ * cost_brief_trial times. */
+static int progs_load(const struct bench_env *env, struct cost_progs *p, bool brief)
 {
+	int ld = env->loader_default;
+
 	p->pass = pass_bpf__open_and_load();
-	p->h_def = load_harness(env->loader_default, false);
-	p->h_every = load_harness(1, false);
-	p->h_off = load_harness(0, false);
-	p->h_n = load_harness(env->sample_n, false);
-	p->h_lim = load_harness(env->loader_default, true);
-	p->obj = load_object(env->loader_default);
-	if (!p->pass || !p->h_def || !p->h_every || !p->h_off || !p->h_n || !p->h_lim || !p->obj)
+	if (!p->pass || xdpong_cost_bpf_harness(&p->h_def, ld, false))
 		return fail("cannot load the cost programs");
+	if (brief)
+		return 0;
+	if (xdpong_cost_bpf_harness(&p->h_every, 1, false) ||
+	    xdpong_cost_bpf_harness(&p->h_off, 0, false) ||
+	    xdpong_cost_bpf_harness(&p->h_n, env->sample_n, false) ||
+	    xdpong_cost_bpf_harness(&p->h_lim, ld, true))
+		return fail("cannot load the cost programs");
+	for (size_t i = 0; i < NO_N; i++) {
+		if (leave_outs[i].load(&p->h_no[i], ld, false))
+			return -1;
+		p->h_no[i].counts = leave_outs[i].counts;
+	}
+	p->obj = load_object(ld);
+	if (!p->obj)
+		return fail("cannot load build/xdpong.bpf.o's program");
 	return 0;
 }
 
 static void progs_destroy(struct cost_progs *p)
 {
 	xdpong_bpf__destroy(p->obj);
-	xdpong_cost_bpf__destroy(p->h_lim);
-	xdpong_cost_bpf__destroy(p->h_n);
-	xdpong_cost_bpf__destroy(p->h_off);
-	xdpong_cost_bpf__destroy(p->h_every);
-	xdpong_cost_bpf__destroy(p->h_def);
+	for (size_t i = 0; i < NO_N; i++)
+		harness_destroy(&p->h_no[i]);
+	harness_destroy(&p->h_lim);
+	harness_destroy(&p->h_n);
+	harness_destroy(&p->h_off);
+	harness_destroy(&p->h_every);
+	harness_destroy(&p->h_def);
 	pass_bpf__destroy(p->pass);
 }
 
-/* One trial: every row's figure, in ns, into c. 0 or -1. */
-static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
-		      const struct pkt pk[PKT_N], double c[COST_N])
+/*
+ * What every trial times first, back to back: the floor, the bare
+ * reflector and xdpong's 98-byte echo, the figures of the echo ratios.
+ */
+static int cost_brief_trial(struct reflect_bpf *rf, const struct cost_progs *p,
+			    const struct pkt pk[PKT_N], double c[COST_N])
 {
-	int fd_pass = bpf_program__fd(p->pass->progs.xdp_pass);
-	int fd_null = bpf_program__fd(rf->progs.bench_null_k);
 	int fd_turn = bpf_program__fd(rf->progs.bench_turn_k);
-	int fd_obj = bpf_program__fd(p->obj->progs.xdpong);
-	double floor, v;
-	const struct {
-		enum cost_row row;
-		struct xdpong_cost_bpf *h;
-		enum pkt_kind pkt;
-	} xrows[] = {
-		{ COST_XDPONG_ECHO4, p->h_def, PKT_ECHO4 },
-		{ COST_XDPONG_ECHO6, p->h_def, PKT_ECHO6 },
-		{ COST_XDPONG_ECHO4_1500, p->h_def, PKT_ECHO4_1500 },
-		{ COST_XDPONG_PASS_UDP, p->h_def, PKT_UDP4 },
-		{ COST_XDPONG_PASS_TCP, p->h_def, PKT_TCP4 },
-		{ COST_XDPONG_ECHO4_LAT_EVERY, p->h_every, PKT_ECHO4 },
-		{ COST_XDPONG_ECHO4_LAT_OFF, p->h_off, PKT_ECHO4 },
-		{ COST_XDPONG_ECHO4_LAT_SAMPLED, p->h_n, PKT_ECHO4 },
-		{ COST_XDPONG_ECHO4_LIMITS, p->h_lim, PKT_ECHO4 },
-	};
+	double v;
 
-	if (vernier_floor(rf, &pk[PKT_ECHO4], &floor))
-		return -1;
-	c[COST_PASS_FLOOR] = floor;
-	/* The plain reading, a check on the vernier: within 0.5 ns of it. */
-	if (timed_ns(fd_pass, &pk[PKT_ECHO4], XDP_PASS, &c[COST_PASS_FLOOR_WHOLE]))
+	if (vernier_floor(rf, &pk[PKT_ECHO4], &c[COST_PASS_FLOOR]))
 		return -1;
 	if (kfold_ns(bpf_program__fd(rf->progs.bench_reflect_cost_k), XDP_TX, fd_turn,
 		     XDP_TX, &pk[PKT_ECHO4], &v))
 		return -1;
-	c[COST_BARE_ECHO4] = floor + v;
-	for (size_t i = 0; i < sizeof(xrows) / sizeof(xrows[0]); i++) {
+	c[COST_BARE_ECHO4] = c[COST_PASS_FLOOR] + v;
+	if (timed_harness(&p->h_def, fd_turn, XDP_TX, &pk[PKT_ECHO4], XDP_TX, &v))
+		return -1;
+	c[COST_XDPONG_ECHO4] = c[COST_PASS_FLOOR] + v;
+	return 0;
+}
+
+/* The rows that time the harness builds: xdpong's own time on a packet. */
+static int cost_harness_rows(struct reflect_bpf *rf, const struct cost_progs *p,
+			     const struct pkt pk[PKT_N], double c[COST_N])
+{
+	int fd_null = bpf_program__fd(rf->progs.bench_null_k);
+	int fd_turn = bpf_program__fd(rf->progs.bench_turn_k);
+	struct {
+		enum cost_row row;
+		const struct harness *h;
+		enum pkt_kind pkt;
+	} xrows[9 + NO_N] = {
+		{ COST_XDPONG_ECHO6, &p->h_def, PKT_ECHO6 },
+		{ COST_XDPONG_ECHO4_1500, &p->h_def, PKT_ECHO4_1500 },
+		{ COST_XDPONG_PASS_UDP, &p->h_def, PKT_UDP4 },
+		{ COST_XDPONG_PASS_TCP, &p->h_def, PKT_TCP4 },
+		{ COST_XDPONG_ECHO4_LAT_EVERY, &p->h_every, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_LAT_OFF, &p->h_off, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_LAT_SAMPLED, &p->h_n, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_LIMITS, &p->h_lim, PKT_ECHO4 },
+	};
+	size_t n = 8;
+	double v;
+
+	for (size_t i = 0; i < NO_N; i++)
+		xrows[n++] = (typeof(xrows[0])){ leave_outs[i].row, &p->h_no[i], PKT_ECHO4 };
+	for (size_t i = 0; i < n; i++) {
 		bool pass_pkt = xrows[i].pkt == PKT_UDP4 || xrows[i].pkt == PKT_TCP4;
 
 		/* Echoes: minus the turn-around; passed packets: minus the loop. */
@@ -417,8 +547,26 @@ static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 				  pass_pkt ? XDP_PASS : XDP_TX, &pk[xrows[i].pkt],
 				  pass_pkt ? XDP_PASS : XDP_TX, &v))
 			return -1;
-		c[xrows[i].row] = floor + v;
+		c[xrows[i].row] = c[COST_PASS_FLOOR] + v;
 	}
+	return 0;
+}
+
+/* One trial: every row's figure, in ns, into c. 0 or -1. */
+static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
+		      const struct pkt pk[PKT_N], double c[COST_N])
+{
+	int fd_null = bpf_program__fd(rf->progs.bench_null_k);
+	int fd_obj = bpf_program__fd(p->obj->progs.xdpong);
+	int fd_pass = bpf_program__fd(p->pass->progs.xdp_pass);
+	double floor, v;
+
+	if (cost_brief_trial(rf, p, pk, c) || cost_harness_rows(rf, p, pk, c))
+		return -1;
+	floor = c[COST_PASS_FLOOR];
+	/* The plain reading, a check on the vernier: within 0.5 ns of it. */
+	if (timed_ns(fd_pass, &pk[PKT_ECHO4], XDP_PASS, &c[COST_PASS_FLOOR_WHOLE]))
+		return -1;
 	/* The product's own object, whole ns: a check on the harness. */
 	if (timed_ns(fd_obj, &pk[PKT_UDP4], XDP_PASS, &c[COST_XDPONG_PASS_UDP_OBJ]))
 		return -1;
@@ -431,10 +579,15 @@ static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 		     XDP_PASS, &pk[PKT_ECHO4], &v))
 		return -1;
 	c[COST_PATCH_CSUM_DIFF] = floor + v;
+	/* One checksum pass over what a 1500-byte echo adds: own time only,
+	 * no floor (it is a part of a packet's cost, not a packet's). */
+	if (kfold_ns(p->h_def.sum_fd, XDP_PASS, fd_null, XDP_PASS, &pk[PKT_ECHO4_1500],
+		     &c[COST_SUM_EXTRA]))
+		return -1;
 	return 0;
 }
 
-int cost_measure(struct bench_env *env, int trials, struct cost_results *res)
+int cost_measure(struct bench_env *env, int trials, bool brief, struct cost_results *res)
 {
 	struct cost_progs progs = { 0 };
 	struct pkt pk[PKT_N];
@@ -442,15 +595,26 @@ int cost_measure(struct bench_env *env, int trials, struct cost_results *res)
 
 	memset(res, 0, sizeof(*res));
 	pkts_build(pk);
-	if (progs_load(env, &progs))
+	if (progs_load(env, &progs, brief))
 		goto out;
-	/* Pinned to one CPU (main), so per-CPU state stays on one CPU. */
-	for (int t = 0; t < trials && !bench_stop; t++) {
+	/* A trial that is not kept: every program run once, caches and the
+	 * CPU's state warm, before the first figure. */
+	{
 		double c[COST_N];
 
-		if (cost_trial(env->reflect, &progs, pk, c))
+		if (cost_brief_trial(env->reflect, &progs, pk, c))
+			goto out;
+	}
+	/* Pinned to one CPU (main), so per-CPU state stays on one CPU. */
+	for (int t = 0; t < trials && !bench_stop; t++) {
+		double c[COST_N] = { 0 };
+
+		if (brief ? cost_brief_trial(env->reflect, &progs, pk, c) :
+			    cost_trial(env->reflect, &progs, pk, c))
 			goto out;
 		for (int i = 0; i < COST_N; i++) {
+			if (!c[i])
+				continue; /* not timed in a brief trial */
 			series_add(&res->ns[i], c[i]);
 			series_add(&res->ratio[i], c[i] / c[COST_PASS_FLOOR]);
 		}

@@ -179,8 +179,21 @@ enum cost_row {
 	COST_XDPONG_ECHO4_LIMITS,
 	COST_PATCH_INLINE,
 	COST_PATCH_CSUM_DIFF,
+	COST_SUM_EXTRA, /* own time, no floor: one checksum pass, BENCH_SUM_EXTRA bytes */
+	/* The breakdown: the 98-byte IPv4 echo through builds that leave one
+	 * part out (XP_PART_* in bpf/xdpong.bpf.c). */
+	COST_NO_CHECKS,
+	COST_NO_CSUM,
+	COST_NO_ADDRS,
+	COST_NO_COUNTERS,
+	COST_NO_LATENCY,
+	COST_NO_GEN,
+	COST_NO_TRACE,
+	COST_NO_LIMITS,
+	COST_NO_ALL,
 	COST_N,
 };
+#define COST_BREAKDOWN_FIRST COST_NO_CHECKS
 struct cost_results {
 	struct series ns[COST_N];   /* per-packet cost, ns */
 	struct series ratio[COST_N]; /* cost / XDP_PASS floor, per trial */
@@ -188,7 +201,8 @@ struct cost_results {
 };
 extern const char *const cost_name[COST_N];
 extern const char *const cost_desc[COST_N];
-int cost_measure(struct bench_env *env, int trials, struct cost_results *out);
+/* brief: only the floor, the bare reflector and xdpong's 98-byte echo. */
+int cost_measure(struct bench_env *env, int trials, bool brief, struct cost_results *out);
 
 /* ---- tput.c: TCP throughput through a veth pair (iperf3) ---- */
 enum tput_config {

@@ -43,6 +43,16 @@ static void ratio_series(const struct series *a, const struct series *b,
 			series_add(out, a->v[i] / b->v[i]);
 }
 
+/* Round-by-round difference a - b. */
+static void diff_series(const struct series *a, const struct series *b, struct series *out)
+{
+	int n = a->n < b->n ? a->n : b->n;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < n; i++)
+		series_add(out, a->v[i] - b->v[i]);
+}
+
 static void add_target(struct bench_results *res, const char *layout, const char *what,
 		       const struct series *s, double limit, bool higher, const char *unit)
 {
@@ -109,6 +119,45 @@ static void targets_layout(struct bench_results *res, int l)
 	}
 }
 
+/* |median of a's ratios / median of b's - 1|: one figure, as a series. */
+static void drift_series(const struct series *a1, const struct series *a2,
+			 const struct series *b1, const struct series *b2, struct series *out)
+{
+	struct series ra, rb;
+
+	memset(out, 0, sizeof(*out));
+	ratio_series(a1, a2, &ra);
+	ratio_series(b1, b2, &rb);
+	if (ra.n && rb.n)
+		series_add(out, fabs(series_median(&ra) / series_median(&rb) - 1));
+}
+
+/* Issue 28: the echo path near the bare reflector's, large echoes, and the
+ * same ratios from the cost part timed first and last in one run. */
+static void targets_cost_28(struct bench_results *res)
+{
+	const struct series *c = res->cost.ns, *e = res->cost_end.ns;
+	struct series s, d;
+
+	ratio_series(&c[COST_XDPONG_ECHO4], &c[COST_BARE_ECHO4], &s);
+	add_target(res, NULL, "xdpong cost per 98-byte echo <= 1.2x bare reflector's", &s, 1.2,
+		   false, "x");
+	diff_series(&c[COST_XDPONG_ECHO4_1500], &c[COST_XDPONG_ECHO4], &d);
+	ratio_series(&d, &c[COST_SUM_EXTRA], &s);
+	add_target(res, NULL, "1500-byte echo <= 98-byte + 1.1x checksum pass (x pass)", &s, 1.1,
+		   false, "x");
+	if (!res->cost_end_done)
+		return;
+	drift_series(&e[COST_XDPONG_ECHO4], &e[COST_BARE_ECHO4], &c[COST_XDPONG_ECHO4],
+		     &c[COST_BARE_ECHO4], &s);
+	add_target(res, NULL, "echo/bare ratio, cost part last vs first: within 10%", &s, 0.1,
+		   false, "");
+	drift_series(&e[COST_XDPONG_ECHO4], &e[COST_PASS_FLOOR], &c[COST_XDPONG_ECHO4],
+		     &c[COST_PASS_FLOOR], &s);
+	add_target(res, NULL, "echo/floor ratio, cost part last vs first: within 10%", &s, 0.1,
+		   false, "");
+}
+
 /* The per-packet cost targets (BPF_PROG_TEST_RUN). */
 static void targets_cost(struct bench_results *res)
 {
@@ -133,6 +182,7 @@ static void targets_cost(struct bench_results *res)
 	snprintf(what, sizeof(what), "latency 1 in %d: program time <= 1.05x off",
 		 res->latency_sample);
 	add_target(res, NULL, what, &s, 1.05, false, "x");
+	targets_cost_28(res);
 }
 
 /* TCP through xdpong against XDP_PASS, in each mode. */
@@ -249,11 +299,47 @@ static void print_cost(FILE *f, const struct bench_results *res)
 		"request, its time\nsubtracted; latency sampling as shipped = %d, N = %d)\n",
 		res->cost_trials, res->loader_default, res->latency_sample);
 	fprintf(f, "  %-42s %-24s %s\n", "program, packet", "ns", "x floor");
-	for (int i = 0; i < COST_N; i++) {
+	for (int i = 0; i < COST_BREAKDOWN_FIRST; i++) {
 		fmt_series(a, sizeof(a), &res->cost.ns[i], 1, 1);
 		fmt_series(b, sizeof(b), &res->cost.ratio[i], 1, 2);
+		if (i == COST_SUM_EXTRA) /* a part of a packet's cost: no floor */
+			snprintf(b, sizeof(b), "-");
 		fprintf(f, "  %-42s %-24s %s\n", cost_desc[i], a, b);
 	}
+	if (res->cost_end_done) {
+		struct series s;
+
+		fprintf(f, "  timed again after the rest of the bench:\n");
+		fmt_series(a, sizeof(a), &res->cost_end.ns[COST_XDPONG_ECHO4], 1, 1);
+		ratio_series(&res->cost_end.ns[COST_XDPONG_ECHO4],
+			     &res->cost_end.ns[COST_BARE_ECHO4], &s);
+		fmt_series(b, sizeof(b), &s, 1, 2);
+		fprintf(f, "  %-42s %-24s %s x bare\n", cost_desc[COST_XDPONG_ECHO4], a, b);
+	}
+}
+
+/* What each part of the echo path costs: builds that leave it out. */
+static void print_breakdown(FILE *f, const struct bench_results *res)
+{
+	const struct series *ns = res->cost.ns;
+	char a[64], b[64];
+	struct series s;
+
+	fprintf(f, "\nCost breakdown: the 98-byte IPv4 echo through builds that leave one "
+		"part out\n(saved: as shipped minus the build, per trial)\n");
+	fprintf(f, "  %-42s %-24s %s\n", "build", "ns", "saved (ns)");
+	fmt_series(a, sizeof(a), &ns[COST_XDPONG_ECHO4], 1, 1);
+	fprintf(f, "  %-42s %-24s %s\n", "xdpong as shipped", a, "-");
+	for (int i = COST_BREAKDOWN_FIRST; i < COST_N; i++) {
+		fmt_series(a, sizeof(a), &ns[i], 1, 1);
+		diff_series(&ns[COST_XDPONG_ECHO4], &ns[i], &s);
+		fmt_series(b, sizeof(b), &s, 1, 1);
+		fprintf(f, "  %-42s %-24s %s\n", cost_desc[i], a, b);
+	}
+	fmt_series(a, sizeof(a), &ns[COST_BARE_ECHO4], 1, 1);
+	diff_series(&ns[COST_XDPONG_ECHO4], &ns[COST_BARE_ECHO4], &s);
+	fmt_series(b, sizeof(b), &s, 1, 1);
+	fprintf(f, "  %-42s %-24s %s\n", "bare reflector", a, b);
 }
 
 /* Each configuration's ratio to what it is compared with, per round. */
@@ -322,8 +408,10 @@ void print_table(FILE *f, const struct bench_results *res)
 			print_rates(f, res, l);
 	if (res->layout_done[0] || res->layout_done[1])
 		print_observability(f, res);
-	if (res->cost_done)
+	if (res->cost_done) {
 		print_cost(f, res);
+		print_breakdown(f, res);
+	}
 	if (res->tput_done)
 		print_tput(f, res);
 	print_targets(f, res);
@@ -435,6 +523,12 @@ static struct json_object *json_cost(const struct bench_results *res)
 
 		json_object_object_add(row, "ns", json_series(&res->cost.ns[i], 1));
 		json_object_object_add(row, "ratio_to_floor", json_series(&res->cost.ratio[i], 1));
+		if (i >= COST_BREAKDOWN_FIRST) {
+			struct series s;
+
+			diff_series(&res->cost.ns[COST_XDPONG_ECHO4], &res->cost.ns[i], &s);
+			json_object_object_add(row, "saved_ns", json_series(&s, 1));
+		}
 		json_object_object_add(cost, cost_name[i], row);
 	}
 	return cost;
@@ -482,6 +576,15 @@ int print_json(FILE *f, const struct bench_results *res)
 	json_object_object_add(o, "layouts", json_layouts(res));
 	if (res->cost_done)
 		json_object_object_add(o, "cost_ns", json_cost(res));
+	if (res->cost_end_done) {
+		struct json_object *end = json_object_new_object();
+
+		for (int i = 0; i < COST_N; i++)
+			if (res->cost_end.ns[i].n)
+				json_object_object_add(end, cost_name[i],
+						       json_series(&res->cost_end.ns[i], 1));
+		json_object_object_add(o, "cost_ns_last", end);
+	}
 	if (res->tput_done)
 		json_object_object_add(o, "tcp_throughput", json_tput(res));
 

@@ -36,7 +36,7 @@ struct resp_result {
 	unsigned long long xdp_replied, sink_replied; /* round 0 cross-check */
 };
 
-#define TARGETS_MAX 40
+#define TARGETS_MAX 48
 struct target {
 	char what[96];
 	const char *layout; /* NULL: no layout */
@@ -51,6 +51,8 @@ struct bench_results {
 	bool layout_done[LAYOUT_N];
 	struct cost_results cost;
 	bool cost_done;
+	struct cost_results cost_end; /* the echo ratios' figures, timed last */
+	bool cost_end_done;
 	struct tput_results tput;
 	bool tput_done;
 	struct target targets[TARGETS_MAX];
