@@ -53,6 +53,7 @@ struct bench_results {
 	bool cost_done;
 	struct tput_results tput;
 	bool tput_done;
+	struct mq_results mq; /* mq.measured: done */
 	struct target targets[TARGETS_MAX];
 	int ntargets;
 	int trials, cost_trials, ncpus;
