@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
@@ -191,6 +192,7 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 	double secs[MQ_QUEUES_MAX], end;
 	static struct cpu_counts c;
 	pthread_barrier_t start;
+	struct timespec until;
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -209,9 +211,13 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 		bench_stop = 1;
 	else
 		pthread_barrier_wait(&start);
-	end = now_s() + ms / 1e3;
-	while (!bench_stop && now_s() < end)
-		usleep(1000);
+	/* One sleep, not a polling loop: CPU 0 runs a generator too. */
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (until.tv_nsec + ms % 1000 * 1000000L) / 1000000000L + ms / 1000;
+	until.tv_nsec = (until.tv_nsec + ms % 1000 * 1000000L) % 1000000000L;
+	while (!bench_stop &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR)
+		;
 	end = now_s();
 	gens_stop(th, n);
 	pthread_barrier_destroy(&start);
