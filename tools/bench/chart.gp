@@ -36,8 +36,12 @@ if (have_one && have_two) {
 if (have_mq) {
 	set title sprintf('Multi-queue layout: answered rate on 1 queue and on %d ' . \
 			  '(a generator, the responder and the sink on each CPU), Mpps', mq_queues)
+	set label 1 mq_note at graph 0.99, graph 0.95 right front font ",9"
+	set offsets 0, 0, graph 0.45, 0 # room above the bars for the targets
 	plot dir.'/mq.dat' using 2:3:4:xtic(1) title '1 queue', \
 	     '' using 5:6:7 title sprintf('%d queues', mq_queues)
+	unset label 1
+	set offsets 0, 0, 0, 0
 }
 
 set ylabel 'RTT, us (log)'

@@ -671,6 +671,21 @@ static FILE *open_out(const char *dir, const char *name)
 	return f;
 }
 
+/* The mq targets, PASS/MISS, as a gnuplot string for the chart's mq panel. */
+static void write_mq_note(FILE *f, const struct bench_results *res)
+{
+	fprintf(f, "mq_note = \"");
+	for (int i = 0; i < res->ntargets; i++) {
+		const struct target *t = &res->targets[i];
+
+		if (!t->layout || strcmp(t->layout, "mq") || !t->measured)
+			continue;
+		fprintf(f, "%s  %s: %.*f%s\\n", t->pass ? "PASS" : "MISS", t->what,
+			*t->unit ? 2 : 0, t->value, t->unit);
+	}
+	fprintf(f, "\"\n");
+}
+
 /* mq.dat: per responder: 1 queue, N queues (Mpps: median min max). */
 static int write_mq_dat(const char *dir, const struct bench_results *res)
 {
@@ -775,6 +790,7 @@ int write_results(const char *dir, const struct bench_results *res)
 		"median of %d trials, bars min-max\"\n",
 		res->date, res->cpu, res->ncpus, res->kernel, res->trials);
 	fprintf(f, "have_mq = %d\nmq_queues = %d\n", res->mq.measured, res->mq.queues);
+	write_mq_note(f, res);
 	fprintf(f, "have_one = %d\nhave_two = %d\n", res->layout_done[LAYOUT_ONE_CPU],
 		res->layout_done[LAYOUT_TWO_CPU]);
 	fclose(f);

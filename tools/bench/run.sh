@@ -33,7 +33,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The run takes under 4 minutes; SIGINT makes the driver tear down and stop.
+# The run takes about 4 minutes (227 s with the mq layout); SIGINT makes the driver
+# tear down and stop.
 timeout -s INT -k 15 360 "$BIN" --id "$ID" --out "$OUT" "$@"
 rc=$?
 if [ "$rc" = 0 ] && [ -s "$OUT/meta.gp" ] && command -v gnuplot >/dev/null 2>&1; then
