@@ -86,7 +86,7 @@ static int mq_net_setup(struct bench_env *env, int queues)
 struct gen_thread {
 	struct bench_env *env;
 	pthread_t tid;
-	pthread_barrier_t *start;
+	int *go;  /* atomic: 1 once every generator exists (or the run stops) */
 	int cpu, err;
 	int done; /* atomic: the syscall returned */
 	double t0;
@@ -114,7 +114,8 @@ static void *gen_thread_run(void *arg)
 	memcpy(frame, (void *)t->env->gen->bss->gen_frame, BENCH_FRAME_WORDS * 8);
 	memcpy(frame + BENCH_FRAME_WORDS * 8, (void *)&t->env->gen->bss->gen_frame_tail, 2);
 	t->err = pin_self_cpu(t->cpu) ? -EINVAL : 0;
-	pthread_barrier_wait(t->start);
+	while (!__atomic_load_n(t->go, __ATOMIC_ACQUIRE))
+		usleep(100);
 	if (!t->err && !bench_stop) {
 		t->t0 = now_s();
 		t->err = bpf_prog_test_run_opts(bpf_program__fd(t->env->gen->progs.bench_gen),
@@ -191,9 +192,8 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 	struct gen_thread th[MQ_QUEUES_MAX];
 	double secs[MQ_QUEUES_MAX], end;
 	static struct cpu_counts c;
-	pthread_barrier_t start;
 	struct timespec until;
-	int n = 0;
+	int n = 0, go = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (veth_rxq_packets(env, rxq0, queues) || enter_ns(env->mq.nsfd_s) ||
@@ -201,16 +201,16 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 		return -1;
 	env->gen->bss->gen_interval_ns = 0;
 	sink_set_pass(env, false);
-	pthread_barrier_init(&start, NULL, active + 1);
 	for (; n < active; n++) {
-		th[n] = (struct gen_thread){ .env = env, .start = &start, .cpu = n };
+		th[n] = (struct gen_thread){ .env = env, .go = &go, .cpu = n };
 		if (pthread_create(&th[n].tid, NULL, gen_thread_run, &th[n]))
 			break;
 	}
-	if (n < active) /* the barrier would never open: stop the run */
-		bench_stop = 1;
-	else
-		pthread_barrier_wait(&start);
+	if (n < active) {
+		fail("cannot start a generator thread");
+		bench_stop = 1; /* the ones started end at once */
+	}
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
 	/* One sleep, not a polling loop: CPU 0 runs a generator too. */
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += (until.tv_nsec + ms % 1000 * 1000000L) / 1000000000L + ms / 1000;
@@ -220,7 +220,6 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 		;
 	end = now_s();
 	gens_stop(th, n);
-	pthread_barrier_destroy(&start);
 	usleep(DRAIN_US);
 	sink_set_pass(env, true);
 	if (bench_stop)
