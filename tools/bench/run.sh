@@ -33,7 +33,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The run takes about 4 minutes (227 s with the mq layout); SIGINT makes the driver
+# The run takes about 4 minutes (226 s with the mq layout); SIGINT makes the driver
 # tear down and stop.
 timeout -s INT -k 15 360 "$BIN" --id "$ID" --out "$OUT" "$@"
 rc=$?
