@@ -628,22 +628,36 @@ static __always_inline bool addr6_is_local(const struct in6_addr *addr)
 
 /*
  * The limits' clock. A clock read costs about as much as the rest of a
- * reply on some machines (kvm-clock), so each CPU reads it once per timer
- * tick: while jiffies (an inlined load) has not moved, the time read in
- * this tick stands. It lags by less than a tick (1 to 10 ms), which only
- * delays a cell; before refusing, the limits read the exact time.
+ * reply on some machines (kvm-clock), so each CPU reads it at most once per
+ * timer tick, and only when it takes cells: while jiffies (an inlined load)
+ * has not moved, the time read in this tick stands. It lags by less than
+ * a tick (1 to 10 ms), which only delays a cell; before refusing, the
+ * limits read the exact time.
  */
-static __always_inline __u64 clock_exact(struct xdpong_rl_cpu *c)
+struct rl_time {
+	__u64 now;
+	bool read;  /* now is this packet's time */
+	bool exact; /* ... read from the clock, not this tick's */
+};
+
+static __always_inline void clock_exact(struct xdpong_rl_cpu *c, struct rl_time *t)
 {
 	c->clock_jiffies = bpf_jiffies64();
 	c->clock_ns = bpf_ktime_get_ns();
-	return c->clock_ns;
+	t->now = c->clock_ns;
+	t->read = t->exact = true;
 }
 
-static __always_inline __u64 clock_tick(struct xdpong_rl_cpu *c, bool *exact)
+static __always_inline void clock_tick(struct xdpong_rl_cpu *c, struct rl_time *t)
 {
-	*exact = bpf_jiffies64() != c->clock_jiffies;
-	return *exact ? clock_exact(c) : c->clock_ns;
+	if (t->read)
+		return;
+	if (bpf_jiffies64() != c->clock_jiffies) {
+		clock_exact(c, t);
+		return;
+	}
+	t->now = c->clock_ns;
+	t->read = true;
 }
 
 /*
@@ -689,32 +703,27 @@ struct limit {
 };
 
 /*
- * One cell of a limit: from this CPU's own (*cl), else a batch from the
- * shared state (*tat). The exact time is read before any refusal.
+ * One cell of a limit when this CPU holds none (*cl): a batch from the
+ * shared state (*tat). The exact time is read before any refusal. Off the
+ * usual path: a CPU takes cells once per batch.
  */
-static __always_inline bool cells_allow(struct xdpong_rl_cpu *c, struct xdpong_rl_cells *cl,
-					__u64 *tat, const struct limit *lim, __u64 *now,
-					bool *exact)
+static __always_inline bool cells_take(struct xdpong_rl_cpu *c, struct xdpong_rl_cells *cl,
+				       __u64 *tat, const struct limit *lim, struct rl_time *t)
 {
 	__u64 n;
 
-	if (cl->cells) {
-		cl->cells--;
-		return true;
-	}
-	if (*now < cl->retry_ns) {
-		if (*exact)
+	clock_tick(c, t);
+	if (t->now < cl->retry_ns) {
+		if (t->exact)
 			return false;
-		*now = clock_exact(c);
-		*exact = true;
-		if (*now < cl->retry_ns)
+		clock_exact(c, t);
+		if (t->now < cl->retry_ns)
 			return false;
 	}
-	n = gcra_take(tat, *now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
-	if (!n && !*exact) {
-		*now = clock_exact(c);
-		*exact = true;
-		n = gcra_take(tat, *now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
+	n = gcra_take(tat, t->now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
+	if (!n && !t->exact) {
+		clock_exact(c, t);
+		n = gcra_take(tat, t->now, lim->cost, lim->tolerance, lim->batch, &cl->retry_ns);
 	}
 	if (!n)
 		return false;
@@ -766,25 +775,16 @@ static __always_inline struct xdpong_rl_slot *source_slot(struct xdpong_rl_cpu *
 	return slot;
 }
 
-/* The per-source limit for one source (IPv4 /32, IPv6 /64), on this CPU. */
-static __always_inline bool source_allow(struct xdpong_rl_cpu *c, __u32 family, __u64 prefix,
-					 __u64 *now, bool *exact)
+/* The per-source limit's shared state for a source, and cells from it into *cl. */
+static __always_inline bool source_take(struct xdpong_rl_cpu *c, struct xdpong_rl_cells *cl,
+					__u32 family, __u64 prefix, struct rl_time *t)
 {
 	struct limit lim = { .cost = cfg_rate_cost_ns,
 			     .tolerance = cfg_rate_tolerance_ns - cfg_rate_held_ns,
 			     .batch = cfg_rate_batch };
 	struct xdpong_rl_key key = { .family = family };
-	struct xdpong_rl_cells one = { 0 }, *cl = &one;
 	__u64 *tat, zero = 0;
 
-	/* The usual way: a cell this CPU holds (none without batches). */
-	if (cfg_rate_batch > 1) {
-		cl = &source_slot(c, family, prefix)->cl;
-		if (cl->cells) {
-			cl->cells--;
-			return true;
-		}
-	}
 	__builtin_memcpy(key.addr, &prefix, 8);
 	tat = bpf_map_lookup_elem(&xdpong_ratelim, &key);
 	if (!tat) {
@@ -795,35 +795,67 @@ static __always_inline bool source_allow(struct xdpong_rl_cpu *c, __u32 family, 
 		if (!tat)
 			return false;
 	}
-	return cells_allow(c, cl, tat, &lim, now, exact);
+	return cells_take(c, cl, tat, &lim, t);
+}
+
+/* The per-source limit for one source (IPv4 /32, IPv6 /64), on this CPU. */
+static __always_inline bool source_allow(struct xdpong_rl_cpu *c, __u32 family, __u64 prefix,
+					 struct rl_time *t)
+{
+	struct xdpong_rl_cells *cl;
+
+	if (cfg_rate_batch <= 1) { /* no batches: every cell from the shared state */
+		struct xdpong_rl_cells one = { 0 };
+
+		return source_take(c, &one, family, prefix, t);
+	}
+	/* The usual way: a cell this CPU holds. */
+	cl = &source_slot(c, family, prefix)->cl;
+	if (cl->cells) {
+		cl->cells--;
+		return true;
+	}
+	return source_take(c, cl, family, prefix, t);
+}
+
+/* The global limit, on this CPU. */
+static __always_inline bool global_allow(struct xdpong_rl_cpu *c, struct rl_time *t)
+{
+	struct limit lim;
+
+	/* The usual way: a cell this CPU holds. */
+	if (c->global.cells) {
+		c->global.cells--;
+		return true;
+	}
+	lim.cost = cfg_global_cost_ns;
+	lim.tolerance = cfg_global_tolerance_ns - cfg_global_held_ns;
+	lim.batch = cfg_global_batch;
+	return cells_take(c, &c->global, &global_limit.tat_ns, &lim, t);
 }
 
 /*
  * Per-source and global limits (both off unless configured). A global
  * function: the verifier checks it once, not once per packet-parsing path.
  * Each limit's state is shared by the CPUs, which take its cells in
- * batches and send them alone (xdpong(8): --rate-limit, --global-limit).
+ * batches and send them alone (xdpong(8): --rate-limit, --global-limit);
+ * a request that a cell this CPU holds pays for reads neither the clock
+ * nor the shared state.
  */
 __noinline __u32 xdpong_rate_check(__u32 family, __u64 src_prefix)
 {
-	struct limit global = { .cost = cfg_global_cost_ns,
-				.tolerance = cfg_global_tolerance_ns - cfg_global_held_ns,
-				.batch = cfg_global_batch };
+	struct rl_time t = { 0 };
 	struct xdpong_rl_cpu *c;
 	__u32 zero = 0;
-	__u64 now;
-	bool exact;
 
 	if (!cfg_rate_cost_ns && !cfg_global_cost_ns)
 		return 0;
 	c = bpf_map_lookup_elem(&xdpong_rlcpu, &zero);
 	if (!c) /* cannot happen (a one-entry array) */
 		return cfg_global_cost_ns ? REASON(drop_global_limited) : REASON(drop_rate_limited);
-	now = clock_tick(c, &exact);
-	if (cfg_rate_cost_ns && !source_allow(c, family, src_prefix, &now, &exact))
+	if (cfg_rate_cost_ns && !source_allow(c, family, src_prefix, &t))
 		return REASON(drop_rate_limited);
-	if (cfg_global_cost_ns &&
-	    !cells_allow(c, &c->global, &global_limit.tat_ns, &global, &now, &exact))
+	if (cfg_global_cost_ns && !global_allow(c, &t))
 		return REASON(drop_global_limited);
 	return 0;
 }

@@ -217,7 +217,7 @@ struct xdpong_rl_cpu {
 };
 
 /* Cells a CPU takes from a limit's shared state at once, at most (loader/ratelimit.c). */
-#define XDPONG_RL_BATCH_MAX 64
+#define XDPONG_RL_BATCH_MAX 256
 
 /* What the frames start with; set before load from the device type. */
 enum xdpong_framing {

@@ -43,7 +43,8 @@ static void usage(FILE *f)
 		"  --json               machine-readable results on stdout (no table)\n"
 		"  --trials N           trials per figure, 3..%d (default 3; costs: N + 2)\n"
 		"  --latency-sample N   N of the sampled latency row (default %d)\n"
-		"  --layout one|two|both  CPU layouts to run (default both)\n"
+		"  --layout LIST        CPU layouts to run, comma-separated: one, two, mq\n"
+		"                       (one queue per CPU), both (one,two), all (default)\n"
 		"  --only cost|net|tput run only the test-run costs, the veth part, or\n"
 		"                       TCP throughput (iperf3) with and without XDP\n"
 		"  --xdpong PATH        the loader (default build/xdpong)\n"
@@ -79,7 +80,7 @@ static bool tun_stack_available(const char **path)
 static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, int round)
 {
 	const struct responder *r = &responders[ri];
-	unsigned long long xdp_before = 0, xdp_after = 0;
+	struct xdpong_read xdp_before = { 0 }, xdp_after = { 0 };
 	struct rate_trial max, zl, peak;
 	struct rtt_trial rtt;
 
@@ -94,7 +95,7 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 	    layout_apply(env, env->layout))
 		return -1;
 	usleep(20000);
-	if (r->kind == RESP_XDPONG && round == 0 && xdpong_replied(env, &xdp_before))
+	if (r->kind == RESP_XDPONG && round == 0 && xdpong_counters(env, &xdp_before))
 		return -1;
 	if (r->rate) {
 		if (rate_trial(env, 0, env->trial_ms, &max))
@@ -107,9 +108,9 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 			series_add(&rr->max_loss, 1.0 - (double)max.replies / max.sent);
 		if (r->kind == RESP_XDPONG && round == 0) {
 			/* The replies must have come from xdpong, not the kernel. */
-			if (xdpong_replied(env, &xdp_after))
+			if (xdpong_counters(env, &xdp_after))
 				return -1;
-			rr->xdp_replied = xdp_after - xdp_before;
+			rr->xdp_replied = xdp_after.replied - xdp_before.replied;
 			rr->sink_replied = max.replies;
 			if (rr->xdp_replied < max.replies)
 				return fail("%s: xdpong replied %llu, the sink saw %llu",
@@ -163,6 +164,8 @@ static int hold(struct bench_env *env, const char *name, int seconds)
 
 static int measure_net(struct bench_env *env, struct bench_results *res)
 {
+	if (!(env->layouts & ((1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU))))
+		return 0;
 	if (net_setup(env) || rate_init(env))
 		return -1;
 	for (int l = 0; l < LAYOUT_N && !bench_stop; l++) {
@@ -225,9 +228,11 @@ static void env_defaults(struct bench_env *env)
 {
 	env->trials = 3;
 	env->sample_n = DEFAULT_LATENCY_SAMPLE;
-	env->layouts = (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU);
+	env->layouts = (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU) | LAYOUT_MQ_BIT;
 	env->xdpong_bin = "build/xdpong";
 	env->net.nsfd_s = env->net.nsfd_r = env->nsfd_orig = -1;
+	env->mq.nsfd_s = env->mq.nsfd_r = -1;
+	env->rpair = &env->net;
 	env->trial_ms = 400;
 	env->step_ms = 150;
 	env->probes = 1000;
@@ -235,16 +240,34 @@ static void env_defaults(struct bench_env *env)
 	snprintf(env->id, sizeof(env->id), "%d", getpid() % 100000);
 }
 
-/* --layout one|two|both. 0 or -1 (said). */
+/* --layout LIST: one, two, mq, both (one,two), all; comma-separated. 0 or -1 (said). */
 static int layout_parse(const char *arg, unsigned int *layouts)
 {
-	if (!strcmp(arg, "one"))
-		*layouts = 1 << LAYOUT_ONE_CPU;
-	else if (!strcmp(arg, "two"))
-		*layouts = 1 << LAYOUT_TWO_CPU;
-	else if (strcmp(arg, "both"))
-		return fail("--layout one|two|both");
-	return 0;
+	static const struct {
+		const char *name;
+		unsigned int bits;
+	} names[] = {
+		{ "one", 1 << LAYOUT_ONE_CPU },
+		{ "two", 1 << LAYOUT_TWO_CPU },
+		{ "mq", LAYOUT_MQ_BIT },
+		{ "both", (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU) },
+		{ "all", (1 << LAYOUT_ONE_CPU) | (1 << LAYOUT_TWO_CPU) | LAYOUT_MQ_BIT },
+	};
+	const char *p = arg;
+
+	*layouts = 0;
+	while (*p) {
+		size_t len = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(p, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return fail("--layout: a list of one, two, mq, both, all");
+		*layouts |= names[i].bits;
+		p += len + (p[len] == ',');
+	}
+	return *layouts ? 0 : fail("--layout: a list of one, two, mq, both, all");
 }
 
 /* --only cost|net|tput. 0 or -1 (said). */
@@ -404,6 +427,11 @@ static int measure_all(struct bench_env *env, struct bench_results *res,
 	}
 	if (o->do_net && measure_net(env, res))
 		return -1;
+	if (o->do_net && (env->layouts & LAYOUT_MQ_BIT)) {
+		/* Cheap (no zero-loss search, no RTT) and noisy: two more rounds. */
+		if (mq_measure(env, env->trials + 2, &res->mq))
+			return -1;
+	}
 	if (o->do_tput) {
 		say("TCP throughput through a veth pair (iperf3)");
 		/* Per-round ratios spread +-10% over 2 s of iperf3 (measured):

@@ -50,6 +50,8 @@ enum layout {
 	LAYOUT_TWO_CPU, /* generator on CPU 0; responder (+ sink) on CPU 1 */
 	LAYOUT_N,
 };
+/* In bench_env.layouts beside 1 << enum layout: the multi-queue layout (mq.c). */
+#define LAYOUT_MQ_BIT (1u << LAYOUT_N)
 extern const char *const layout_name[LAYOUT_N];
 extern const char *const layout_desc[LAYOUT_N];
 
@@ -71,12 +73,18 @@ struct responder {
 	bool rate;         /* answered rate: peak and zero-loss */
 	bool rtt;          /* measure the RTT */
 	bool chart;        /* appears in the chart */
+	bool limits;       /* xdpong with --rate-limit and --global-limit LIMITS_FAR_ABOVE */
 };
+
+/* Both limits far above any rate the bench offers: the limits' cost
+ * when they drop nothing (1e9 replies/s, bursts of 1e9). */
+#define LIMITS_FAR_ABOVE "1000000000:1000000000"
 
 /* A veth pair between two namespaces of this run (net.c). */
 struct veth_pair {
 	char ns_s[32], ns_r[32]; /* sender and responder namespaces */
 	char if_s[16], if_r[16];
+	int queues;              /* rx and tx queues of each end; 0: veth's default (1) */
 	int nsfd_s, nsfd_r;      /* -1: not open */
 	int ifindex_s, ifindex_r;
 	bool up;                 /* the namespaces exist: delete them */
@@ -85,6 +93,8 @@ struct veth_pair {
 struct bench_env {
 	char id[8];   /* up to 6 digits */
 	struct veth_pair net; /* the echo part's pair */
+	struct veth_pair mq;  /* the multi-queue layout's pair (mq.c) */
+	struct veth_pair *rpair; /* the pair responder_*() and xdpong_*() act on: net or mq */
 	char if_tun[16];
 	pid_t tun_pid;
 	int nsfd_orig;
@@ -94,7 +104,7 @@ struct bench_env {
 	int loader_default;  /* parsed from `xdpong attach --help`, or -1 */
 	int ncpus;
 	int trials;
-	unsigned int layouts;   /* bit per enum layout */
+	unsigned int layouts;   /* bit per enum layout, and LAYOUT_MQ_BIT */
 	int trial_ms, step_ms;  /* rate trial; zero-loss bisection step */
 	int probes, probe_gap_us;
 	bool tun_stack;
@@ -129,11 +139,28 @@ int responder_attach(struct bench_env *env, const struct responder *r);
 int responder_detach(struct bench_env *env);
 /* Put the responder's NAPI where the layout says; after every attach. */
 int layout_apply(struct bench_env *env, enum layout layout);
-/* xdpong's own "replied" counter, through `xdpong stats --json`. */
-int xdpong_replied(struct bench_env *env, unsigned long long *replied);
+/* xdpong's own counters, through `xdpong stats --json`. */
+struct xdpong_read {
+	unsigned long long replied, tx_failed, rate_limited, global_limited;
+};
+int xdpong_counters(struct bench_env *env, struct xdpong_read *out);
+/* Frames each rx queue of the responder's veth took (ethtool -S
+ * rx_queue_K_xdp_packets: every frame veth's NAPI ran, XDP or not). */
+int veth_rxq_packets(struct bench_env *env, unsigned long long *pkts, int queues);
 int xdpong_latency_default(struct bench_env *env);
 
 /* ---- rate.c: answered rate with the live-frames generator ---- */
+#define GEN_BATCH 64   /* frames per loop iteration: NAPI's budget */
+#define DRAIN_US 20000 /* replies still in flight when the trial ends */
+#define BENCH_CPUS_MAX 256
+/* The generator's frames sent and the sink's replies, per possible CPU. */
+struct cpu_counts {
+	int n; /* possible CPUs */
+	unsigned long long sent[BENCH_CPUS_MAX], replies[BENCH_CPUS_MAX];
+	unsigned long long sent_all, replies_all, other_all;
+};
+int counts_reset(struct bench_env *env);
+int counts_read(struct bench_env *env, struct cpu_counts *c);
 struct rate_trial {
 	double seconds;
 	double offered_pps;  /* generator's XDP_TX frames per second */
@@ -161,6 +188,34 @@ int rtt_trial(struct bench_env *env, int nsfd, const char *dst, int probes,
 	      int gap_us, struct rtt_trial *out);
 /* Probe dst until it answers once, for up to timeout_s. 0 or -1. */
 int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s);
+
+/* ---- mq.c: one queue against N, one generator per CPU ---- */
+enum mq_resp {
+	MQ_KERNEL,
+	MQ_BARE,          /* bare reflector, native */
+	MQ_XDPONG,        /* xdpong native as shipped */
+	MQ_XDPONG_LIMITS, /* the same with both limits on, LIMITS_FAR_ABOVE */
+	MQ_RESP_N,
+};
+#define MQ_QUEUES_MAX 16
+struct mq_results {
+	bool measured;
+	int queues; /* N: online CPUs, at most MQ_QUEUES_MAX */
+	/* Answered pps; [r][0]: one queue (generator on CPU 0), [r][1]: N
+	 * queues. v[k] of every series is round k: same-run ratios pair them. */
+	struct series pps[MQ_RESP_N][2];
+	struct series cpu_pps[MQ_RESP_N][MQ_QUEUES_MAX]; /* N queues: replies on CPU k */
+	/* Worst share, over every trial and queue, of a generator's frames
+	 * not on its own rx queue, or of its replies not on its own CPU. */
+	double misplaced;
+	/* xdpong rows, summed over every trial: its counters and the sink's. */
+	struct xdpong_read xdp[MQ_RESP_N];
+	unsigned long long sink_replies[MQ_RESP_N];
+};
+extern const struct responder mq_responders[MQ_RESP_N];
+extern const char *const mq_desc;
+/* The pair is env->mq, deleted by net_teardown. 0 or -1 (said). */
+int mq_measure(struct bench_env *env, int rounds, struct mq_results *out);
 
 /* ---- cost.c: ns per packet from BPF_PROG_TEST_RUN ---- */
 enum cost_row {

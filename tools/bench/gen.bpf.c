@@ -3,7 +3,8 @@
  * Live-frames generator, run by BPF_PROG_TEST_RUN with
  * BPF_F_TEST_XDP_LIVE_FRAMES on the sender's veth: every XDP_TX is a real
  * transmission to the responder. One syscall per trial, ended by a signal;
- * pacing happens here, by dropping the frames that are not due yet.
+ * pacing happens here, by dropping the frames that are not due yet (one
+ * generator at a time: the schedule is shared).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -21,14 +22,22 @@ __u64 gen_frame[BENCH_FRAME_WORDS] = {};
 __u16 gen_frame_tail = 0;
 __u64 gen_interval_ns = 0; /* 0: send every frame the loop offers */
 __u64 gen_next_ns = 0;
-__u64 gen_sent = 0;
+
+/* Frames sent, per CPU: one generator per CPU in the multi-queue layout. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} gen_sent SEC(".maps");
 
 SEC("xdp")
 int bench_gen(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	__u64 *words = data;
+	__u64 *words = data, *sent;
+	__u32 key = 0;
 
 	if (gen_interval_ns) {
 		__u64 now = bpf_ktime_get_ns();
@@ -44,6 +53,8 @@ int bench_gen(struct xdp_md *ctx)
 	for (int i = 0; i < BENCH_FRAME_WORDS; i++)
 		words[i] = gen_frame[i];
 	*(__u16 *)(data + BENCH_FRAME_WORDS * 8) = gen_frame_tail;
-	gen_sent++;
+	sent = bpf_map_lookup_elem(&gen_sent, &key);
+	if (sent)
+		(*sent)++;
 	return XDP_TX;
 }

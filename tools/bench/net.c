@@ -24,6 +24,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <json-c/json.h>
 #include "driver.h"
 #include "util.h"
 #include "sink.skel.h"
@@ -211,7 +212,7 @@ static void tun_stack_stop(struct bench_env *env)
 int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
 		const char *mac_s, const char *mac_r, const char *ip_s, const char *ip_r)
 {
-	char addr_s[32] = "", addr_r[32] = "";
+	char addr_s[32] = "", addr_r[32] = "", q[64] = "";
 	int err = 0;
 
 	snprintf(p->ns_s, sizeof(p->ns_s), "xbench-%ss-%s", tag, env->id);
@@ -222,6 +223,8 @@ int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
 		snprintf(addr_s, sizeof(addr_s), "address %s", mac_s);
 		snprintf(addr_r, sizeof(addr_r), "address %s", mac_r);
 	}
+	if (p->queues > 0)
+		snprintf(q, sizeof(q), "numtxqueues %d numrxqueues %d", p->queues, p->queues);
 	p->nsfd_s = p->nsfd_r = -1;
 	if (run_cmd(10, -1, "ip netns add %s", p->ns_s))
 		return fail("cannot create namespace %s", p->ns_s);
@@ -236,8 +239,8 @@ int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
 		       "net.ipv6.conf.default.disable_ipv6=1", p->ns_s);
 	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
 		       "net.ipv6.conf.default.disable_ipv6=1", p->ns_r);
-	err |= run_cmd(10, -1, "ip -n %s link add %s %s type veth peer name %s %s netns %s",
-		       p->ns_s, p->if_s, addr_s, p->if_r, addr_r, p->ns_r);
+	err |= run_cmd(10, -1, "ip -n %s link add %s %s %s type veth peer name %s %s %s netns %s",
+		       p->ns_s, p->if_s, addr_s, q, p->if_r, addr_r, q, p->ns_r);
 	err |= run_cmd(10, -1, "ip -n %s addr add %s/24 dev %s", p->ns_s, ip_s, p->if_s);
 	err |= run_cmd(10, -1, "ip -n %s addr add %s/24 dev %s", p->ns_r, ip_r, p->if_r);
 	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up",
@@ -310,12 +313,14 @@ void net_teardown(struct bench_env *env)
 {
 	if (env->attached)
 		responder_detach(env);
+	env->rpair = &env->net;
+	pair_delete(env, &env->mq);
 	pair_delete(env, &env->net);
 }
 
 static int xdpong_cmd(struct bench_env *env, const char *args)
 {
-	return run_cmd(60, -1, "ip netns exec %s %s %s", env->net.ns_r, env->xdpong_bin, args);
+	return run_cmd(60, -1, "ip netns exec %s %s %s", env->rpair->ns_r, env->xdpong_bin, args);
 }
 
 int responder_attach(struct bench_env *env, const struct responder *r)
@@ -335,25 +340,28 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 			return -1;
 		break;
 	case RESP_XDPONG:
-		n = snprintf(args, sizeof(args), "attach %s --mode %s --force", env->net.if_r,
+		n = snprintf(args, sizeof(args), "attach %s --mode %s --force", env->rpair->if_r,
 			     r->native ? "native" : "skb");
 		if (r->latency_sample != LAT_LOADER_DEFAULT)
-			snprintf(args + n, sizeof(args) - n, " --latency-sample %d",
-				 r->latency_sample == LAT_BENCH_N ? env->sample_n :
-								    r->latency_sample);
+			n += snprintf(args + n, sizeof(args) - n, " --latency-sample %d",
+				      r->latency_sample == LAT_BENCH_N ? env->sample_n :
+									 r->latency_sample);
+		if (r->limits)
+			snprintf(args + n, sizeof(args) - n,
+				 " --rate-limit " LIMITS_FAR_ABOVE " --global-limit " LIMITS_FAR_ABOVE);
 		if (xdpong_cmd(env, args))
 			return fail("`xdpong %s` failed (run with -v to see why)", args);
 		break;
 	case RESP_BARE:
-		if (enter_ns(env->net.nsfd_r))
+		if (enter_ns(env->rpair->nsfd_r))
 			return -1;
-		err = bpf_xdp_attach(env->net.ifindex_r,
+		err = bpf_xdp_attach(env->rpair->ifindex_r,
 				     bpf_program__fd(env->reflect->progs.bench_reflect),
 				     flags, NULL);
-		enter_ns(env->net.nsfd_s);
+		enter_ns(env->rpair->nsfd_s);
 		if (err)
 			return fail("cannot attach the bare reflector to %s: %s",
-				    env->net.if_r, strerror(-err));
+				    env->rpair->if_r, strerror(-err));
 		break;
 	}
 	env->attached = r;
@@ -377,17 +385,17 @@ int responder_detach(struct bench_env *env)
 		tun_stack_stop(env);
 		break;
 	case RESP_XDPONG:
-		snprintf(args, sizeof(args), "detach %s", env->net.if_r);
+		snprintf(args, sizeof(args), "detach %s", env->rpair->if_r);
 		err = xdpong_cmd(env, args);
 		break;
 	case RESP_BARE:
-		if (enter_ns(env->net.nsfd_r))
+		if (enter_ns(env->rpair->nsfd_r))
 			return -1;
-		err = bpf_xdp_detach(env->net.ifindex_r, env->attached_flags, NULL);
-		enter_ns(env->net.nsfd_s);
+		err = bpf_xdp_detach(env->rpair->ifindex_r, env->attached_flags, NULL);
+		enter_ns(env->rpair->nsfd_s);
 		break;
 	}
-	return err ? fail("cannot detach %s from %s", r->name, env->net.if_r) : 0;
+	return err ? fail("cannot detach %s from %s", r->name, env->rpair->if_r) : 0;
 }
 
 #define NAPI_RT_PRIO 50
@@ -457,18 +465,53 @@ int layout_apply(struct bench_env *env, enum layout layout)
 		    env->net.if_r);
 }
 
-int xdpong_replied(struct bench_env *env, unsigned long long *replied)
+/* A counter of `xdpong stats --json`: at the top level, or under "reasons". */
+static int json_counter(struct json_object *o, const char *name, unsigned long long *v)
 {
-	char out[8192];
-	const char *p;
+	struct json_object *reasons, *n;
 
-	if (run_out(20, out, sizeof(out), "ip netns exec %s %s stats %s --json",
-		    env->net.ns_r, env->xdpong_bin, env->net.if_r))
-		return fail("`xdpong stats %s --json` failed", env->net.if_r);
-	p = strstr(out, "\"replied\"");
-	if (!p || !(p = strchr(p, ':')))
-		return fail("no \"replied\" in `xdpong stats --json`: %.200s", out);
-	*replied = strtoull(p + 1, NULL, 10);
+	if (!json_object_object_get_ex(o, name, &n) &&
+	    !(json_object_object_get_ex(o, "reasons", &reasons) &&
+	      json_object_object_get_ex(reasons, name, &n)))
+		return fail("no \"%s\" in `xdpong stats --json`", name);
+	*v = json_object_get_uint64(n);
+	return 0;
+}
+
+int xdpong_counters(struct bench_env *env, struct xdpong_read *out)
+{
+	struct json_object *o;
+	char buf[16384];
+	int err;
+
+	if (run_out(20, buf, sizeof(buf), "ip netns exec %s %s stats %s --json",
+		    env->rpair->ns_r, env->xdpong_bin, env->rpair->if_r))
+		return fail("`xdpong stats %s --json` failed", env->rpair->if_r);
+	o = json_tokener_parse(buf);
+	if (!o)
+		return fail("`xdpong stats --json` is not JSON: %.200s", buf);
+	err = json_counter(o, "replied", &out->replied) ||
+	      json_counter(o, "tx_failed", &out->tx_failed) ||
+	      json_counter(o, "drop_rate_limited", &out->rate_limited) ||
+	      json_counter(o, "drop_global_limited", &out->global_limited);
+	json_object_put(o);
+	return err ? -1 : 0;
+}
+
+int veth_rxq_packets(struct bench_env *env, unsigned long long *pkts, int queues)
+{
+	char buf[16384], key[48], *p;
+
+	if (run_out(10, buf, sizeof(buf), "ip netns exec %s ethtool -S %s", env->rpair->ns_r,
+		    env->rpair->if_r))
+		return fail("`ethtool -S %s` failed", env->rpair->if_r);
+	for (int q = 0; q < queues; q++) {
+		snprintf(key, sizeof(key), "rx_queue_%d_xdp_packets:", q);
+		p = strstr(buf, key);
+		if (!p)
+			return fail("no %s in `ethtool -S %s`", key, env->rpair->if_r);
+		pkts[q] = strtoull(p + strlen(key), NULL, 10);
+	}
 	return 0;
 }
 

@@ -18,8 +18,6 @@
 #include "gen.skel.h"
 #include "sink.skel.h"
 
-#define GEN_BATCH 64   /* frames per loop iteration: NAPI's budget */
-#define DRAIN_US 20000 /* replies still in flight when the trial ends */
 
 static volatile double alarm_at; /* when the last SIGALRM arrived */
 static int possible_cpus;
@@ -43,8 +41,8 @@ int rate_init(struct bench_env *env)
 	if (sigaction(SIGALRM, &sa, NULL))
 		return fail("sigaction: %s", strerror(errno));
 	possible_cpus = libbpf_num_possible_cpus();
-	if (possible_cpus <= 0)
-		return fail("cannot count CPUs");
+	if (possible_cpus <= 0 || possible_cpus > BENCH_CPUS_MAX)
+		return fail("cannot count CPUs (or more than %d possible)", BENCH_CPUS_MAX);
 	if (frame_echo4(frame, sizeof(frame), BENCH_FRAME_LEN - 14, 1) != BENCH_FRAME_LEN)
 		return fail("cannot build the request frame");
 	memcpy(env->gen->bss->gen_frame, frame, BENCH_FRAME_WORDS * 8);
@@ -53,32 +51,41 @@ int rate_init(struct bench_env *env)
 	return sink_set_pass(env, true);
 }
 
-static int sink_read(struct bench_env *env, unsigned long long *replies,
-		     unsigned long long *other)
+int counts_read(struct bench_env *env, struct cpu_counts *c)
 {
 	struct bench_sink_counters vals[possible_cpus];
-	int fd = bpf_map__fd(env->sink->maps.bench_sink_stats);
+	__u64 sent[possible_cpus];
 	__u32 key = 0;
 
-	if (bpf_map_lookup_elem(fd, &key, vals))
-		return fail("cannot read the sink's counters: %s", strerror(errno));
-	*replies = *other = 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(env->sink->maps.bench_sink_stats), &key, vals) ||
+	    bpf_map_lookup_elem(bpf_map__fd(env->gen->maps.gen_sent), &key, sent))
+		return fail("cannot read the generator's or the sink's counters: %s",
+			    strerror(errno));
+	memset(c, 0, sizeof(*c));
+	c->n = possible_cpus;
 	for (int i = 0; i < possible_cpus; i++) {
-		*replies += vals[i].replies;
-		*other += vals[i].other;
+		c->sent[i] = sent[i];
+		c->replies[i] = vals[i].replies;
+		c->sent_all += sent[i];
+		c->replies_all += vals[i].replies;
+		c->other_all += vals[i].other;
 	}
 	return 0;
 }
 
-static int sink_reset(struct bench_env *env)
+int counts_reset(struct bench_env *env)
 {
 	struct bench_sink_counters vals[possible_cpus];
-	int fd = bpf_map__fd(env->sink->maps.bench_sink_stats);
+	__u64 sent[possible_cpus];
 	__u32 key = 0;
 
 	memset(vals, 0, sizeof(vals));
-	if (bpf_map_update_elem(fd, &key, vals, BPF_ANY))
-		return fail("cannot reset the sink's counters: %s", strerror(errno));
+	memset(sent, 0, sizeof(sent));
+	if (bpf_map_update_elem(bpf_map__fd(env->sink->maps.bench_sink_stats), &key, vals,
+				BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(env->gen->maps.gen_sent), &key, sent, BPF_ANY))
+		return fail("cannot reset the generator's or the sink's counters: %s",
+			    strerror(errno));
 	return 0;
 }
 
@@ -117,7 +124,7 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 		.batch_size = GEN_BATCH,
 	);
-	unsigned long long replies = 0, other = 0;
+	struct cpu_counts c;
 	double t0;
 	int err;
 
@@ -126,11 +133,10 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 		return -1;
 	memcpy(frame, (void *)env->gen->bss->gen_frame, BENCH_FRAME_WORDS * 8);
 	memcpy(frame + BENCH_FRAME_WORDS * 8, (void *)&env->gen->bss->gen_frame_tail, 2);
-	if (enter_ns(env->net.nsfd_s) || sink_reset(env))
+	if (enter_ns(env->net.nsfd_s) || counts_reset(env))
 		return -1;
 	env->gen->bss->gen_interval_ns = target_pps > 0 ? (__u64)(1e9 / target_pps) : 0;
 	env->gen->bss->gen_next_ns = 0;
-	env->gen->bss->gen_sent = 0;
 	sink_set_pass(env, false);
 	alarm_at = 0;
 	t0 = now_s();
@@ -146,16 +152,16 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 			    "the live-frames run ended before the timer");
 	}
 	out->seconds = alarm_at - t0;
-	if (sink_read(env, &replies, &other))
+	if (counts_read(env, &c))
 		return -1;
-	out->sent = env->gen->bss->gen_sent;
-	out->replies = replies;
+	out->sent = c.sent_all;
+	out->replies = c.replies_all;
 	if (out->seconds <= 0)
 		return fail("generator: no time measured");
 	out->offered_pps = out->sent / out->seconds;
 	out->answered_pps = out->replies / out->seconds;
 	dbg("trial %.0f pps target: %.3f s, sent %llu, replies %llu, other %llu",
-	    target_pps, out->seconds, out->sent, out->replies, other);
+	    target_pps, out->seconds, out->sent, out->replies, c.other_all);
 	if (out->replies > out->sent)
 		return fail("more replies (%llu) than requests (%llu): stray traffic?",
 			    out->replies, out->sent);

@@ -199,6 +199,53 @@ static void targets_tput(struct bench_results *res)
 		   true, "x");
 }
 
+/* A count as a one-value series: the targets' median and range are the count. */
+static struct series count_series(double v)
+{
+	struct series s = { 0 };
+
+	series_add(&s, v);
+	return s;
+}
+
+/* Issue 28: the limits cost little and scale; xdpong close to bare on N queues. */
+static void targets_mq(struct bench_results *res)
+{
+	const struct mq_results *m = &res->mq;
+	const struct series(*p)[2] = m->pps;
+	unsigned long long dropped, off = 0;
+	struct series s, a, b;
+	char what[96];
+
+	ratio_series(&p[MQ_XDPONG_LIMITS][0], &p[MQ_XDPONG][0], &s);
+	add_target(res, "mq", "limits on >= 0.90x shipped, 1 queue", &s, 0.9, true, "x");
+	ratio_series(&p[MQ_XDPONG_LIMITS][1], &p[MQ_XDPONG][1], &s);
+	snprintf(what, sizeof(what), "limits on >= 0.90x shipped, %d queues", m->queues);
+	add_target(res, "mq", what, &s, 0.9, true, "x");
+	/* Scaling, per round: (limits N/1) / (bare N/1). */
+	ratio_series(&p[MQ_XDPONG_LIMITS][1], &p[MQ_XDPONG_LIMITS][0], &a);
+	ratio_series(&p[MQ_BARE][1], &p[MQ_BARE][0], &b);
+	ratio_series(&a, &b, &s);
+	snprintf(what, sizeof(what), "limits on: %dq/1q >= 0.95x bare's %dq/1q", m->queues,
+		 m->queues);
+	add_target(res, "mq", what, &s, 0.95, true, "x");
+	dropped = m->xdp[MQ_XDPONG_LIMITS].rate_limited + m->xdp[MQ_XDPONG_LIMITS].global_limited;
+	s = count_series(dropped);
+	add_target(res, "mq", "requests dropped by the limits = 0", &s, 0, false, "");
+	for (int ri = MQ_XDPONG; ri <= MQ_XDPONG_LIMITS; ri++) {
+		unsigned long long x = m->xdp[ri].replied, k = m->sink_replies[ri];
+
+		off += x > k ? x - k : k - x;
+	}
+	s = count_series(off);
+	add_target(res, "mq", "xdpong replied - sink's count = 0", &s, 0, false, "");
+	ratio_series(&p[MQ_XDPONG][1], &p[MQ_BARE][1], &s);
+	snprintf(what, sizeof(what), "xdpong native >= 0.95x bare, %d queues", m->queues);
+	add_target(res, "mq", what, &s, 0.95, true, "x");
+	s = count_series(m->misplaced * 100);
+	add_target(res, "mq", "frames off their queue or CPU <= 1%", &s, 1, false, "%");
+}
+
 void evaluate_targets(struct bench_results *res)
 {
 	res->ntargets = 0;
@@ -207,6 +254,8 @@ void evaluate_targets(struct bench_results *res)
 			targets_layout(res, l);
 	if (res->cost_done)
 		targets_cost(res);
+	if (res->mq.measured)
+		targets_mq(res);
 	if (res->tput_done)
 		targets_tput(res);
 }
@@ -376,15 +425,73 @@ static void print_tput(FILE *f, const struct bench_results *res)
 	}
 }
 
+static void print_mq_counters(FILE *f, const struct mq_results *m)
+{
+	const struct xdpong_read *x;
+
+	fprintf(f, "  xdpong's counters over every trial (xdpong stats --json) against the sink's:\n");
+	for (int ri = MQ_XDPONG; ri <= MQ_XDPONG_LIMITS; ri++) {
+		x = &m->xdp[ri];
+		fprintf(f, "    %-22s replied %llu, sink %llu, tx_failed %llu, "
+			"drop_rate_limited %llu, drop_global_limited %llu\n", mq_responders[ri].name,
+			x->replied, m->sink_replies[ri], x->tx_failed, x->rate_limited,
+			x->global_limited);
+	}
+	fprintf(f, "  Frames off their generator's rx queue, or replies off its CPU: worst "
+		"%.3f%% of a trial\n", m->misplaced * 100);
+}
+
+static void print_mq(FILE *f, const struct bench_results *res)
+{
+	const struct mq_results *m = &res->mq;
+	char a[64], b[64], c[64], d[64], hn[32];
+	struct series s;
+
+	fprintf(f, "\nLayout mq: %s\n", mq_desc);
+	snprintf(hn, sizeof(hn), "%d queues (Mpps)", m->queues);
+	fprintf(f, "  %-22s %-24s %-24s %-21s %s\n", "responder", "1 queue (Mpps)", hn,
+		"N/1", "vs bare, N queues");
+	for (int ri = 0; ri < MQ_RESP_N; ri++) {
+		fmt_series(a, sizeof(a), &m->pps[ri][0], 1e-6, 3);
+		fmt_series(b, sizeof(b), &m->pps[ri][1], 1e-6, 3);
+		ratio_series(&m->pps[ri][1], &m->pps[ri][0], &s);
+		fmt_series(c, sizeof(c), &s, 1, 2);
+		ratio_series(&m->pps[ri][1], &m->pps[MQ_BARE][1], &s);
+		fmt_series(d, sizeof(d), &s, 1, 2);
+		fprintf(f, "  %-22s %-24s %-24s %-21s %s\n", mq_responders[ri].name, a, b, c, d);
+	}
+	ratio_series(&m->pps[MQ_XDPONG_LIMITS][0], &m->pps[MQ_XDPONG][0], &s);
+	fmt_series(a, sizeof(a), &s, 1, 3);
+	ratio_series(&m->pps[MQ_XDPONG_LIMITS][1], &m->pps[MQ_XDPONG][1], &s);
+	fmt_series(b, sizeof(b), &s, 1, 3);
+	fprintf(f, "  limits on / as shipped: 1 queue %s, %d queues %s\n", a, m->queues, b);
+	fprintf(f, "  %d queues, replies on each CPU (Mpps):\n", m->queues);
+	for (int ri = 0; ri < MQ_RESP_N; ri++) {
+		fprintf(f, "    %-22s", mq_responders[ri].name);
+		for (int k = 0; k < m->queues; k++) {
+			fmt_series(a, sizeof(a), &m->cpu_pps[ri][k], 1e-6, 3);
+			fprintf(f, " cpu%d %-22s", k, a);
+		}
+		fprintf(f, "\n");
+	}
+	print_mq_counters(f, m);
+}
+
 static void print_targets(FILE *f, const struct bench_results *res)
 {
-	fprintf(f, "\nTargets (issues 6 and 12): median of same-run ratios [min-max]\n");
+	fprintf(f, "\nTargets (issues 6, 12 and 28): median of same-run ratios [min-max]\n");
 	for (int i = 0; i < res->ntargets; i++) {
 		const struct target *t = &res->targets[i];
 
 		if (!t->measured) {
 			fprintf(f, "  ----  %-8s %-46s not measured\n",
 				t->layout ? t->layout : "-", t->what);
+			continue;
+		}
+		if (!*t->unit) { /* a count */
+			fprintf(f, "  %-4s  %-8s %-46s %6.0f  (limit %s %.0f)\n",
+				t->pass ? "PASS" : "MISS", t->layout ? t->layout : "-", t->what,
+				t->value, t->higher_is_better ? ">=" : "<=", t->limit);
 			continue;
 		}
 		fprintf(f, "  %-4s  %-8s %-46s %6.2f%s [%.2f-%.2f]  (limit %s %.2f)\n",
@@ -406,6 +513,8 @@ void print_table(FILE *f, const struct bench_results *res)
 	for (int l = 0; l < LAYOUT_N; l++)
 		if (res->layout_done[l])
 			print_rates(f, res, l);
+	if (res->mq.measured)
+		print_mq(f, res);
 	if (res->layout_done[0] || res->layout_done[1])
 		print_observability(f, res);
 	if (res->cost_done) {
@@ -492,6 +601,46 @@ static struct json_object *json_target(const struct target *t)
 	return o;
 }
 
+static struct json_object *json_mq_responder(const struct mq_results *m, int ri)
+{
+	struct json_object *o = json_object_new_object(), *cpus, *x;
+	struct series s;
+
+	json_object_object_add(o, "answered_pps_1_queue", json_series(&m->pps[ri][0], 1));
+	json_object_object_add(o, "answered_pps_n_queues", json_series(&m->pps[ri][1], 1));
+	ratio_series(&m->pps[ri][1], &m->pps[ri][0], &s);
+	json_object_object_add(o, "n_over_1", json_series(&s, 1));
+	cpus = json_object_new_array_ext(m->queues);
+	for (int k = 0; k < m->queues; k++)
+		json_object_array_add(cpus, json_series(&m->cpu_pps[ri][k], 1));
+	json_object_object_add(o, "n_queues_pps_per_cpu", cpus);
+	if (mq_responders[ri].kind != RESP_XDPONG)
+		return o;
+	x = json_object_new_object();
+	json_object_object_add(x, "replied", json_object_new_uint64(m->xdp[ri].replied));
+	json_object_object_add(x, "sink", json_object_new_uint64(m->sink_replies[ri]));
+	json_object_object_add(x, "tx_failed", json_object_new_uint64(m->xdp[ri].tx_failed));
+	json_object_object_add(x, "drop_rate_limited",
+			       json_object_new_uint64(m->xdp[ri].rate_limited));
+	json_object_object_add(x, "drop_global_limited",
+			       json_object_new_uint64(m->xdp[ri].global_limited));
+	json_object_object_add(o, "xdpong_counters", x);
+	return o;
+}
+
+static struct json_object *json_mq(const struct mq_results *m)
+{
+	struct json_object *o = json_object_new_object(), *resp = json_object_new_object();
+
+	json_object_object_add(o, "description", json_object_new_string(mq_desc));
+	json_object_object_add(o, "queues", json_object_new_int(m->queues));
+	json_object_object_add(o, "misplaced_share", json_fixed(m->misplaced, "%.6g"));
+	for (int ri = 0; ri < MQ_RESP_N; ri++)
+		json_object_object_add(resp, mq_responders[ri].name, json_mq_responder(m, ri));
+	json_object_object_add(o, "responders", resp);
+	return o;
+}
+
 static struct json_object *json_layouts(const struct bench_results *res)
 {
 	struct json_object *layouts = json_object_new_object();
@@ -511,6 +660,8 @@ static struct json_object *json_layouts(const struct bench_results *res)
 		json_object_object_add(lo, "responders", resp);
 		json_object_object_add(layouts, layout_name[l], lo);
 	}
+	if (res->mq.measured)
+		json_object_object_add(layouts, "mq", json_mq(&res->mq));
 	return layouts;
 }
 
@@ -623,6 +774,64 @@ static FILE *open_out(const char *dir, const char *name)
 	return f;
 }
 
+/* The mq targets, PASS/MISS, as a gnuplot string for the chart's mq panel. */
+static void write_mq_note(FILE *f, const struct bench_results *res)
+{
+	fprintf(f, "mq_note = \"");
+	for (int i = 0; i < res->ntargets; i++) {
+		const struct target *t = &res->targets[i];
+
+		if (!t->layout || strcmp(t->layout, "mq") || !t->measured)
+			continue;
+		fprintf(f, "%s  %s: %.*f%s\\n", t->pass ? "PASS" : "MISS", t->what,
+			*t->unit ? 2 : 0, t->value, t->unit);
+	}
+	fprintf(f, "\"\n");
+}
+
+/* mq.dat: per responder: 1 queue, N queues (Mpps: median min max). */
+static int write_mq_dat(const char *dir, const struct bench_results *res)
+{
+	FILE *f = open_out(dir, "mq.dat");
+
+	if (!f)
+		return -1;
+	fprintf(f, "# responder | 1 queue | %d queues (Mpps: median min max)\n",
+		res->mq.queues);
+	for (int ri = 0; ri < MQ_RESP_N; ri++) {
+		fprintf(f, "\"%s\"", mq_responders[ri].name);
+		dat_series(f, &res->mq.pps[ri][0], 1e-6);
+		dat_series(f, &res->mq.pps[ri][1], 1e-6);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+	return 0;
+}
+
+/* rtt.dat: per responder, per layout: p50, p90, p99 (med lo hi), us. */
+static int write_rtt_dat(const char *dir, const struct bench_results *res)
+{
+	FILE *f = open_out(dir, "rtt.dat");
+
+	if (!f)
+		return -1;
+	fprintf(f, "# responder | one-cpu p50 p90 p99 | two-cpu p50 p90 p99 "
+		"(us: median min max)\n");
+	for (int ri = 0; ri < NRESP; ri++) {
+		if (!responders[ri].rtt)
+			continue;
+		if (!res->r[0][ri].measured && !res->r[1][ri].measured)
+			continue;
+		fprintf(f, "\"%s\"", responders[ri].name);
+		for (int l = 0; l < LAYOUT_N; l++)
+			for (int p = RTT_P50; p <= RTT_P99; p++)
+				dat_series(f, &res->r[l][ri].rtt[p], 1);
+		fprintf(f, "\n");
+	}
+	fclose(f);
+	return 0;
+}
+
 int write_results(const char *dir, const struct bench_results *res)
 {
 	char path[512];
@@ -643,8 +852,9 @@ int write_results(const char *dir, const struct bench_results *res)
 	fclose(f);
 
 	/* Chart data only from a run that measured rates: no stale charts. */
-	if (!res->layout_done[LAYOUT_ONE_CPU] && !res->layout_done[LAYOUT_TWO_CPU]) {
-		static const char *const stale[] = { "rates.dat", "rtt.dat", "meta.gp" };
+	if (!res->layout_done[LAYOUT_ONE_CPU] && !res->layout_done[LAYOUT_TWO_CPU] &&
+	    !res->mq.measured) {
+		static const char *const stale[] = { "rates.dat", "rtt.dat", "mq.dat", "meta.gp" };
 
 		for (size_t i = 0; i < sizeof(stale) / sizeof(stale[0]); i++) {
 			snprintf(path, sizeof(path), "%s/%s", dir, stale[i]);
@@ -652,6 +862,8 @@ int write_results(const char *dir, const struct bench_results *res)
 		}
 		return 0;
 	}
+	if (write_mq_dat(dir, res))
+		return -1;
 
 	/* rates.dat: per responder, per layout: max (med lo hi), zero-loss (med lo hi). */
 	f = open_out(dir, "rates.dat");
@@ -671,24 +883,8 @@ int write_results(const char *dir, const struct bench_results *res)
 	}
 	fclose(f);
 
-	/* rtt.dat: per responder, per layout: p50, p90, p99 (med lo hi), us. */
-	f = open_out(dir, "rtt.dat");
-	if (!f)
+	if (write_rtt_dat(dir, res))
 		return -1;
-	fprintf(f, "# responder | one-cpu p50 p90 p99 | two-cpu p50 p90 p99 "
-		"(us: median min max)\n");
-	for (int ri = 0; ri < NRESP; ri++) {
-		if (!responders[ri].rtt)
-			continue;
-		if (!res->r[0][ri].measured && !res->r[1][ri].measured)
-			continue;
-		fprintf(f, "\"%s\"", responders[ri].name);
-		for (int l = 0; l < LAYOUT_N; l++)
-			for (int p = RTT_P50; p <= RTT_P99; p++)
-				dat_series(f, &res->r[l][ri].rtt[p], 1);
-		fprintf(f, "\n");
-	}
-	fclose(f);
 
 	f = open_out(dir, "meta.gp");
 	if (!f)
@@ -696,6 +892,8 @@ int write_results(const char *dir, const struct bench_results *res)
 	fprintf(f, "chart_title = \"xdpong bench %s, %s, %d CPUs, Linux %s; "
 		"median of %d trials, bars min-max\"\n",
 		res->date, res->cpu, res->ncpus, res->kernel, res->trials);
+	fprintf(f, "have_mq = %d\nmq_queues = %d\n", res->mq.measured, res->mq.queues);
+	write_mq_note(f, res);
 	fprintf(f, "have_one = %d\nhave_two = %d\n", res->layout_done[LAYOUT_ONE_CPU],
 		res->layout_done[LAYOUT_TWO_CPU]);
 	fclose(f);

@@ -55,6 +55,7 @@ struct bench_results {
 	bool cost_end_done;
 	struct tput_results tput;
 	bool tput_done;
+	struct mq_results mq; /* mq.measured: done */
 	struct target targets[TARGETS_MAX];
 	int ntargets;
 	int trials, cost_trials, ncpus;
