@@ -47,9 +47,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader between open and load (rodata, frozen at load). */
 const volatile __u32 cfg_framing = XDPONG_FRAMING_ETH;
-const volatile __u32 cfg_latency_sample = 64; /* time 1 packet in N; 0: never */
-const volatile __u8 cfg_check_mac = 0;       /* pass frames for other MACs */
-const volatile __u64 cfg_rate_cost_ns = 0; /* per source: 1e9/PPS; 0: off */
+const volatile __u32 cfg_latency_sample = 64;     /* time 1 packet in N; 0: never */
+const volatile __u8 cfg_check_mac = 0;            /* pass frames for other MACs */
+const volatile __u64 cfg_rate_cost_ns = 0;        /* per source: 1e9/PPS; 0: off */
 const volatile __u64 cfg_rate_tolerance_ns = 0;   /* (BURST - 1) * cost */
 const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
 const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
@@ -232,7 +232,6 @@ static __always_inline void carry_maps_own(void)
 	}
 }
 
-
 /*
  * Packet words at any byte offset, as stored. Through memcpy, never a cast
  * pointer (clang 14 reused stale bytes through one). The claimed alignment
@@ -325,12 +324,12 @@ static __always_inline __s64 sum_under_128(void *p, void *end, __u32 len)
 {
 	__u64 sum = 0;
 
-#define CSUM_STEP(n)                               \
-	if (len & (n)) {                           \
-		if (p + (n) > end)                 \
-			return -1;                 \
-		sum += sum_words(p, (n));          \
-		p += (n);                          \
+#define CSUM_STEP(n)                      \
+	if (len & (n)) {                  \
+		if (p + (n) > end)        \
+			return -1;        \
+		sum += sum_words(p, (n)); \
+		p += (n);                 \
 	}
 	CSUM_STEP(64)
 	CSUM_STEP(32)
@@ -392,12 +391,12 @@ __noinline __s64 xdpong_sum_bytes(struct xdp_md *ctx, __u32 off, __u32 len)
 		p += 512;
 		len -= 512;
 	}
-#define CSUM_HELPER_STEP(n)                                            \
-	if (len & (n)) {                                               \
-		if (p + (n) > end)                                     \
-			return -1;                                     \
-		sum += (__u32)bpf_csum_diff(NULL, 0, p, (n), 0);       \
-		p += (n);                                              \
+#define CSUM_HELPER_STEP(n)                                      \
+	if (len & (n)) {                                         \
+		if (p + (n) > end)                               \
+			return -1;                               \
+		sum += (__u32)bpf_csum_diff(NULL, 0, p, (n), 0); \
+		p += (n);                                        \
 	}
 	CSUM_HELPER_STEP(256)
 	CSUM_HELPER_STEP(128)
@@ -473,8 +472,8 @@ __noinline __s64 xdpong_sum_frags(struct xdp_md *ctx, __u32 off, __u32 len)
 #define XP_PING_DATA 56 /* data bytes of ping's echo requests by default */
 
 /* The unfolded sum of the len bytes of a message at p (offset off). */
-static __always_inline __s64 sum_message(struct xdp_md *ctx, void *p, void *end,
-					 __u32 off, __u32 len, bool in_frags)
+static __always_inline __s64 sum_message(struct xdp_md *ctx, void *p, void *end, __u32 off,
+					 __u32 len, bool in_frags)
 {
 	if (in_frags)
 		return xdpong_sum_frags(ctx, off, len);
@@ -570,7 +569,9 @@ _Static_assert(XDPONG_OWN_MAX == 8, "own-address lists: one OWN_AT per entry");
 /* Is addr (network order) one of the n words of list? */
 static __always_inline bool in_list4(const __u8 (*list)[4], __u32 n, __u32 addr)
 {
-#define OWN4_AT(i) if (n > (i) && ld32(list[i]) == addr) return true;
+#define OWN4_AT(i)                            \
+	if (n > (i) && ld32(list[i]) == addr) \
+		return true;
 	OWN_EACH(OWN4_AT)
 #undef OWN4_AT
 	return false;
@@ -617,7 +618,7 @@ static __always_inline bool addr6_is_local(const struct in6_addr *addr)
 		__u64 a0 = ld64(addr), a1 = ld64((const void *)addr + 8);
 		__u32 n = own->n6;
 
-#define OWN6_AT(i) \
+#define OWN6_AT(i)                                                           \
 	if (n > (i) && ld64(own->v6[i]) == a0 && ld64(&own->v6[i][8]) == a1) \
 		return true;
 		OWN_EACH(OWN6_AT)
@@ -905,8 +906,7 @@ static __always_inline __u32 check_l2(const struct ethhdr *eth)
 		__u64 dst = 0;
 
 		__builtin_memcpy(&dst, __builtin_assume_aligned(eth->h_dest, 4), 4);
-		__builtin_memcpy((__u8 *)&dst + 4,
-				 __builtin_assume_aligned(eth->h_dest + 4, 2), 2);
+		__builtin_memcpy((__u8 *)&dst + 4, __builtin_assume_aligned(eth->h_dest + 4, 2), 2);
 		if (dst != if_mac)
 			return REASON(pass_l2_other_host);
 	}
@@ -920,8 +920,7 @@ static __always_inline __u32 check_l2(const struct ethhdr *eth)
  */
 static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
 {
-	return frame_len(ctx) >= need ? REASON(pass_split_headers) :
-						   REASON(drop_truncated);
+	return frame_len(ctx) >= need ? REASON(pass_split_headers) : REASON(drop_truncated);
 }
 
 /*
@@ -1106,8 +1105,8 @@ static __always_inline __u32 ipv4_reply(struct v4_req *q)
 	 * its checksum is ~0 = 0xffff; eqn 3 yields the other zero, 0x0000,
 	 * which receivers reject. Any other reply's 0x0000 is correct.
 	 */
-	if (csum == 0 && new == 0 && icmp->un.echo.id == 0 &&
-	    icmp->un.echo.sequence == 0 && q->payload_sum == 0)
+	if (csum == 0 && new == 0 && icmp->un.echo.id == 0 && icmp->un.echo.sequence == 0 &&
+	    q->payload_sum == 0)
 		csum = 0xffff;
 	icmp->checksum = csum;
 	return REASON(reply_echo4);
@@ -1189,7 +1188,7 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 	/* Classify first, as for IPv4. */
 	if (ip6->nexthdr != XP_PROTO_ICMPV6)
 		return xdpong_ipv6_ext_header(ip6->nexthdr) ? REASON(pass_ipv6_ext) :
-							  REASON(pass_not_icmp);
+							      REASON(pass_not_icmp);
 	reason = check_l2(eth);
 	if (reason)
 		return reason;
@@ -1252,8 +1251,7 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 		/* TUN: no link header; the version nibble says the family. */
 		if (data + 1 > end)
 			return headers_cut(ctx, 1);
-		f = (struct l3_frame){ .ctx = ctx, .l3 = data, .end = end, .l3_len = len,
-				       .t0 = t0 };
+		f = (struct l3_frame){ .ctx = ctx, .l3 = data, .end = end, .l3_len = len, .t0 = t0 };
 		if ((*(__u8 *)data >> 4) == 6)
 			return handle_ipv6(&f);
 		return handle_ipv4(&f);
@@ -1261,8 +1259,13 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 
 	if ((void *)(eth + 1) > end)
 		return headers_cut(ctx, sizeof(*eth));
-	f = (struct l3_frame){ .ctx = ctx, .eth = eth, .l3_off = sizeof(*eth), .l3 = eth + 1,
-			       .end = end, .l3_len = len - sizeof(*eth), .t0 = t0 };
+	f = (struct l3_frame){ .ctx = ctx,
+			       .eth = eth,
+			       .l3_off = sizeof(*eth),
+			       .l3 = eth + 1,
+			       .end = end,
+			       .l3_len = len - sizeof(*eth),
+			       .t0 = t0 };
 	if (eth->h_proto == bpf_htons(XP_ETH_P_IP))
 		reason = handle_ipv4(&f);
 	else if (eth->h_proto == bpf_htons(XP_ETH_P_IPV6))
@@ -1278,12 +1281,29 @@ static __always_inline __u32 log2_u64(__u64 v)
 {
 	__u32 r = 0;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1) {
+		r += 1;
+	}
 	return r;
 }
 
@@ -1320,19 +1340,18 @@ static __always_inline __u32 snap_words(struct xdp_md *ctx, __u32 l3_off, __u8 *
 	_Static_assert(XDPONG_TRACE_SNAP == 64, "one SNAP_WORD per 8 bytes");
 	if (l3_off)
 		p += sizeof(struct ethhdr);
-#define SNAP_WORD(i)                                                    \
-	if (p + 8 * (i) + 8 <= end) {                                   \
-		__builtin_memcpy(dst + 8 * (i), p + 8 * (i), 8);        \
-		n = 8 * (i) + 8;                                        \
+#define SNAP_WORD(i)                                             \
+	if (p + 8 * (i) + 8 <= end) {                            \
+		__builtin_memcpy(dst + 8 * (i), p + 8 * (i), 8); \
+		n = 8 * (i) + 8;                                 \
 	}
-	SNAP_WORD(0) SNAP_WORD(1) SNAP_WORD(2) SNAP_WORD(3)
-	SNAP_WORD(4) SNAP_WORD(5) SNAP_WORD(6) SNAP_WORD(7)
+	SNAP_WORD(0)
+	SNAP_WORD(1) SNAP_WORD(2) SNAP_WORD(3) SNAP_WORD(4) SNAP_WORD(5) SNAP_WORD(6) SNAP_WORD(7)
 #undef SNAP_WORD
-	return n;
+		return n;
 }
 
-static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason,
-				       __u64 service_ns)
+static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason, __u64 service_ns)
 {
 	__u32 l3_off = cfg_framing == XDPONG_FRAMING_IP ? 0 : sizeof(struct ethhdr);
 	__u32 len = frame_len(ctx);

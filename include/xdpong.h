@@ -37,9 +37,9 @@ enum xdpong_outcome {
 	X(pass_not_echo, PASSED, "ICMP message other than echo request")             \
 	X(pass_src_reserved, PASSED, "IPv4 source in 240.0.0.0/4: kernel decides")   \
 	X(pass_too_big, PASSED, "ICMP message longer than the program verifies")     \
-	X(pass_split_headers, PASSED, "headers continue past the first buffer")     \
+	X(pass_split_headers, PASSED, "headers continue past the first buffer")      \
 	X(drop_truncated, DROPPED, "frame shorter than its headers")                 \
-	X(drop_bad_version, DROPPED, "IP version does not match the framing")       \
+	X(drop_bad_version, DROPPED, "IP version does not match the framing")        \
 	X(drop_bad_ihl, DROPPED, "IPv4 header length below 5 words")                 \
 	X(drop_bad_length, DROPPED, "IP length beyond the frame or below ICMP's")    \
 	X(drop_bad_ip_csum, DROPPED, "IPv4 header checksum wrong")                   \
@@ -49,10 +49,13 @@ enum xdpong_outcome {
 	X(drop_global_limited, DROPPED, "over the global rate limit")
 
 #define XDPONG_X_ENUM(name, outcome, desc) XDPONG_R_##name,
+/* One enumerator per reason, then the count, as written. */
+/* clang-format off */
 enum xdpong_reason {
 	XDPONG_REASONS(XDPONG_X_ENUM)
 	XDPONG_R_MAX,
 };
+/* clang-format on */
 #undef XDPONG_X_ENUM
 /* A reason by its short name: REASON(reply_echo4) is XDPONG_R_reply_echo4. */
 #define REASON(name) XDPONG_R_##name
@@ -200,8 +203,8 @@ struct xdpong_rl_cells {
  * cache, indexed by a keyed hash of the source (bpf/xdpong.bpf.c).
  */
 struct xdpong_rl_slot {
-	__u64 addr;    /* the source's key: IPv4 address or IPv6 /64, as sent */
-	__u32 family;  /* 4 or 6; 0: empty */
+	__u64 addr;   /* the source's key: IPv4 address or IPv6 /64, as sent */
+	__u32 family; /* 4 or 6; 0: empty */
 	__u32 pad;
 	struct xdpong_rl_cells cl;
 };

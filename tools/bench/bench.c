@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		"  make bench\n"
 		"  make bench ARGS='--json'\n"
 		"  build/bench/xdpong-bench --layout one --trials 5\n"
-		"  perf record -e cpu-clock -C 0 -g -- build/bench/xdpong-bench --hold xdpong-native:5\n",
+		"  perf record -e cpu-clock -C 0 -g -- build/bench/xdpong-bench --hold "
+		"xdpong-native:5\n",
 		TRIALS_MAX - 2, DEFAULT_LATENCY_SAMPLE);
 }
 
@@ -113,8 +114,8 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 			rr->xdp_replied = xdp_after.replied - xdp_before.replied;
 			rr->sink_replied = max.replies;
 			if (rr->xdp_replied < max.replies)
-				return fail("%s: xdpong replied %llu, the sink saw %llu",
-					    r->name, rr->xdp_replied, max.replies);
+				return fail("%s: xdpong replied %llu, the sink saw %llu", r->name,
+					    rr->xdp_replied, max.replies);
 		}
 		if (zero_loss_search(env, &max, env->step_ms, env->trial_ms, &zl, &peak))
 			return -1;
@@ -123,8 +124,8 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 	}
 	if (r->rtt) {
 		if (rtt_trial(env, env->net.nsfd_s,
-			      r->kind == RESP_TUN_STACK ? IP4_TUN_PEER : IP4_RESPONDER,
-			      env->probes, env->probe_gap_us, &rtt))
+			      r->kind == RESP_TUN_STACK ? IP4_TUN_PEER : IP4_RESPONDER, env->probes,
+			      env->probe_gap_us, &rtt))
 			return -1;
 		series_add(&rr->rtt[RTT_P50], rtt.p50_us);
 		series_add(&rr->rtt[RTT_P90], rtt.p90_us);
@@ -157,8 +158,8 @@ static int hold(struct bench_env *env, const char *name, int seconds)
 	say("holding %s (%s) flat out for %d s", name, layout_name[l], seconds);
 	if (rate_trial(env, 0, seconds * 1000, &t))
 		return -1;
-	printf("%s %s: offered %.3f Mpps, answered %.3f Mpps over %.1f s\n", name,
-	       layout_name[l], t.offered_pps / 1e6, t.answered_pps / 1e6, t.seconds);
+	printf("%s %s: offered %.3f Mpps, answered %.3f Mpps over %.1f s\n", name, layout_name[l],
+	       t.offered_pps / 1e6, t.answered_pps / 1e6, t.seconds);
 	return 0;
 }
 
@@ -415,8 +416,7 @@ static int bench_setup(struct bench_env *env, struct bench_results *res)
 #define COST_SETTLE_S 3
 
 /* 3. The parts --only leaves in: costs, the veth part, TCP throughput. 0 or -1. */
-static int measure_all(struct bench_env *env, struct bench_results *res,
-		       const struct bench_opts *o)
+static int measure_all(struct bench_env *env, struct bench_results *res, const struct bench_opts *o)
 {
 	if (o->do_cost) {
 		say("cost per packet (BPF_PROG_TEST_RUN)");
@@ -472,8 +472,11 @@ int main(int argc, char **argv)
 	static struct bench_results res;
 	static struct bench_env env;
 	struct bench_opts o = {
-		.do_cost = true, .do_net = true, .do_tput = true,
-		.out_dir = "build/bench", .hold_s = 5,
+		.do_cost = true,
+		.do_net = true,
+		.do_tput = true,
+		.out_dir = "build/bench",
+		.hold_s = 5,
 	};
 	double t0 = now_s();
 	int rc;

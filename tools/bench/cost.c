@@ -118,17 +118,11 @@ struct pkt {
  * average to whole nanoseconds: half a nanosecond, the expected loss, is
  * added back (floors of 5-6 ns made the ratios jump by 20% otherwise).
  */
-static int time_run(int prog_fd, const struct pkt *p, int repeat, __u32 want_verdict,
-		    double *ns)
+static int time_run(int prog_fd, const struct pkt *p, int repeat, __u32 want_verdict, double *ns)
 {
 	__u8 out[PKT_MAX];
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = p->data,
-		.data_size_in = p->len,
-		.data_out = out,
-		.data_size_out = sizeof(out),
-		.repeat = repeat,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p->data, .data_size_in = p->len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = repeat, );
 	int err;
 
 	err = bpf_prog_test_run_opts(prog_fd, &opts);
@@ -246,7 +240,6 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
  */
 #define LIMITS_PPS 1000000000ULL
 
-
 /*
  * Both limits, per source and global, far above what one CPU's test runs
  * offer (1e9/s, bursts of 1e9): every request is answered, and the cost
@@ -260,45 +253,45 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
  * and programs in each) into h. latency_sample < 0: the object's own
  * default. 0, or -1 (said) with nothing left loaded.
  */
-#define HARNESS_LOADER(name)                                                                 \
-	static void name##_destroy(void *skel)                                               \
-	{                                                                                    \
-		name##__destroy(skel);                                                       \
-	}                                                                                    \
-                                                                                             \
-	static int name##_harness(struct harness *h, int latency_sample, bool limits)       \
-	{                                                                                    \
-		struct name *x = name##__open();                                             \
-		int ncpu = libbpf_num_possible_cpus();                                       \
-                                                                                             \
-		if (!x)                                                                      \
-			return fail("cannot open the cost harness %s", #name);               \
-		if (latency_sample >= 0)                                                     \
-			x->rodata->cfg_latency_sample = latency_sample;                      \
-		if (limits) {                                                                \
-			limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu,                         \
-				       &x->rodata->cfg_rate_cost_ns,                         \
-				       &x->rodata->cfg_rate_tolerance_ns,                    \
-				       &x->rodata->cfg_rate_batch, &x->rodata->cfg_rate_held_ns); \
-			limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu,                         \
-				       &x->rodata->cfg_global_cost_ns,                       \
-				       &x->rodata->cfg_global_tolerance_ns,                  \
-				       &x->rodata->cfg_global_batch,                         \
-				       &x->rodata->cfg_global_held_ns);                      \
-		}                                                                            \
-		if (name##__load(x) ||                                                       \
-		    add_addresses(bpf_map__fd(x->maps.xdpong_addr4),                         \
-				  bpf_map__fd(x->maps.xdpong_addr6), &x->bss->own_addrs[0],  \
-				  &x->bss->own_addrs_cur)) {                                 \
-			name##__destroy(x);                                                  \
-			return fail("cannot load the cost harness %s", #name);               \
-		}                                                                            \
-		*h = (struct harness){ .skel = x, .destroy = name##_destroy,                 \
-				       .prog_fd = bpf_program__fd(x->progs.bench_xdpong_cost_k), \
-				       .sum_fd = bpf_program__fd(x->progs.bench_sum_extra_k), \
-				       .stats_fd = bpf_map__fd(x->maps.xdpong_stats),        \
-				       .counts = true };                                     \
-		return 0;                                                                    \
+#define HARNESS_LOADER(name)                                                                       \
+	static void name##_destroy(void *skel)                                                     \
+	{                                                                                          \
+		name##__destroy(skel);                                                             \
+	}                                                                                          \
+                                                                                                   \
+	static int name##_harness(struct harness *h, int latency_sample, bool limits)              \
+	{                                                                                          \
+		struct name *x = name##__open();                                                   \
+		int ncpu = libbpf_num_possible_cpus();                                             \
+                                                                                                   \
+		if (!x)                                                                            \
+			return fail("cannot open the cost harness %s", #name);                     \
+		if (latency_sample >= 0)                                                           \
+			x->rodata->cfg_latency_sample = latency_sample;                            \
+		if (limits) {                                                                      \
+			limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu, &x->rodata->cfg_rate_cost_ns, \
+				       &x->rodata->cfg_rate_tolerance_ns,                          \
+				       &x->rodata->cfg_rate_batch, &x->rodata->cfg_rate_held_ns);  \
+			limits_set_one(LIMITS_PPS, LIMITS_PPS, ncpu,                               \
+				       &x->rodata->cfg_global_cost_ns,                             \
+				       &x->rodata->cfg_global_tolerance_ns,                        \
+				       &x->rodata->cfg_global_batch,                               \
+				       &x->rodata->cfg_global_held_ns);                            \
+		}                                                                                  \
+		if (name##__load(x) ||                                                             \
+		    add_addresses(bpf_map__fd(x->maps.xdpong_addr4),                               \
+				  bpf_map__fd(x->maps.xdpong_addr6), &x->bss->own_addrs[0],        \
+				  &x->bss->own_addrs_cur)) {                                       \
+			name##__destroy(x);                                                        \
+			return fail("cannot load the cost harness %s", #name);                     \
+		}                                                                                  \
+		*h = (struct harness){ .skel = x,                                                  \
+				       .destroy = name##_destroy,                                  \
+				       .prog_fd = bpf_program__fd(x->progs.bench_xdpong_cost_k),   \
+				       .sum_fd = bpf_program__fd(x->progs.bench_sum_extra_k),      \
+				       .stats_fd = bpf_map__fd(x->maps.xdpong_stats),              \
+				       .counts = true };                                           \
+		return 0;                                                                          \
 	}
 
 HARNESS_LOADER(xdpong_cost_bpf)
@@ -338,8 +331,8 @@ static void harness_destroy(struct harness *h)
 	h->skel = NULL;
 }
 
-static int kfold_ns(int fd, __u32 verdict, int fd_base, __u32 base_verdict,
-		    const struct pkt *p, double *ns)
+static int kfold_ns(int fd, __u32 verdict, int fd_base, __u32 base_verdict, const struct pkt *p,
+		    double *ns)
 {
 	double t, base;
 
@@ -384,7 +377,6 @@ static int vernier_floor(struct reflect_bpf *rf, const struct pkt *p, double *fl
 	return 0;
 }
 
-
 /*
  * xdpong's own time on p through harness h, K-fold, and the check that it
  * counted every run as a reply (a harness that counts, a replied p) or none.
@@ -409,8 +401,7 @@ static int timed_harness(const struct harness *h, int fd_base, __u32 base_verdic
 	if (timed_ns(fd_base, p, base_verdict, &base))
 		return -1;
 	*ns = (t - base) / BENCH_COST_K;
-	dbg("  xdpong harness, %d bytes: %.2f ns (x %d x %d)", p->len, *ns, repeat,
-	    BENCH_COST_K);
+	dbg("  xdpong harness, %d bytes: %.2f ns (x %d x %d)", p->len, *ns, repeat, BENCH_COST_K);
 	return 0;
 }
 
@@ -504,8 +495,8 @@ static int cost_brief_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 
 	if (vernier_floor(rf, &pk[PKT_ECHO4], &c[COST_PASS_FLOOR]))
 		return -1;
-	if (kfold_ns(bpf_program__fd(rf->progs.bench_reflect_cost_k), XDP_TX, fd_turn,
-		     XDP_TX, &pk[PKT_ECHO4], &v))
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_reflect_cost_k), XDP_TX, fd_turn, XDP_TX,
+		     &pk[PKT_ECHO4], &v))
 		return -1;
 	c[COST_BARE_ECHO4] = c[COST_PASS_FLOOR] + v;
 	if (timed_harness(&p->h_def, fd_turn, XDP_TX, &pk[PKT_ECHO4], XDP_TX, &v))
@@ -571,12 +562,12 @@ static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 	if (timed_ns(fd_obj, &pk[PKT_UDP4], XDP_PASS, &c[COST_XDPONG_PASS_UDP_OBJ]))
 		return -1;
 	/* The reply's two checksum patches (the TTL and type words). */
-	if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_inline_k), XDP_TX, fd_null,
-		     XDP_PASS, &pk[PKT_ECHO4], &v))
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_inline_k), XDP_TX, fd_null, XDP_PASS,
+		     &pk[PKT_ECHO4], &v))
 		return -1;
 	c[COST_PATCH_INLINE] = floor + v;
-	if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_csum_diff_k), XDP_TX, fd_null,
-		     XDP_PASS, &pk[PKT_ECHO4], &v))
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_patch_csum_diff_k), XDP_TX, fd_null, XDP_PASS,
+		     &pk[PKT_ECHO4], &v))
 		return -1;
 	c[COST_PATCH_CSUM_DIFF] = floor + v;
 	/* One checksum pass over what a 1500-byte echo adds: own time only,

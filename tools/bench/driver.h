@@ -25,12 +25,18 @@ double percentile_sorted(const double *sorted, size_t n, double p);
 void sort_doubles(double *v, size_t n);
 
 /* ---- pkt.c: the frames every part of the bench sends ---- */
-#define MAC_SENDER { 0x02, 0xb0, 0x00, 0x00, 0x00, 0x01 }
-#define MAC_RESPONDER { 0x02, 0xb0, 0x00, 0x00, 0x00, 0x02 }
+#define MAC_SENDER                                 \
+	{                                          \
+		0x02, 0xb0, 0x00, 0x00, 0x00, 0x01 \
+	}
+#define MAC_RESPONDER                              \
+	{                                          \
+		0x02, 0xb0, 0x00, 0x00, 0x00, 0x02 \
+	}
 /* RFC 2544 appendix C / RFC 5735: 198.18.0.0/15 is for benchmarks. */
 #define IP4_SENDER "198.18.0.1"
 #define IP4_RESPONDER "198.18.0.2"
-#define IP6_SENDER "2001:2::1"    /* RFC 5180: 2001:2::/48 for benchmarks */
+#define IP6_SENDER "2001:2::1" /* RFC 5180: 2001:2::/48 for benchmarks */
 #define IP6_RESPONDER "2001:2::2"
 #define ECHO_ID 0xbe0c
 /* The user-space stack's side: a TUN device behind the responder. */
@@ -66,14 +72,14 @@ enum responder_kind {
 #define LAT_BENCH_N -2        /* the bench's --latency-sample N */
 
 struct responder {
-	const char *name;  /* JSON key and table label */
+	const char *name; /* JSON key and table label */
 	enum responder_kind kind;
-	bool native;       /* XDP driver mode; else generic (skb) */
+	bool native;        /* XDP driver mode; else generic (skb) */
 	int latency_sample; /* xdpong --latency-sample; LAT_* below */
-	bool rate;         /* answered rate: peak and zero-loss */
-	bool rtt;          /* measure the RTT */
-	bool chart;        /* appears in the chart */
-	bool limits;       /* xdpong with --rate-limit and --global-limit LIMITS_FAR_ABOVE */
+	bool rate;          /* answered rate: peak and zero-loss */
+	bool rtt;           /* measure the RTT */
+	bool chart;         /* appears in the chart */
+	bool limits;        /* xdpong with --rate-limit and --global-limit LIMITS_FAR_ABOVE */
 };
 
 /* Both limits far above any rate the bench offers: the limits' cost
@@ -84,28 +90,28 @@ struct responder {
 struct veth_pair {
 	char ns_s[32], ns_r[32]; /* sender and responder namespaces */
 	char if_s[16], if_r[16];
-	int queues;              /* rx and tx queues of each end; 0: veth's default (1) */
-	int nsfd_s, nsfd_r;      /* -1: not open */
+	int queues;         /* rx and tx queues of each end; 0: veth's default (1) */
+	int nsfd_s, nsfd_r; /* -1: not open */
 	int ifindex_s, ifindex_r;
-	bool up;                 /* the namespaces exist: delete them */
+	bool up; /* the namespaces exist: delete them */
 };
 
 struct bench_env {
-	char id[8];   /* up to 6 digits */
-	struct veth_pair net; /* the echo part's pair */
-	struct veth_pair mq;  /* the multi-queue layout's pair (mq.c) */
+	char id[8];              /* up to 6 digits */
+	struct veth_pair net;    /* the echo part's pair */
+	struct veth_pair mq;     /* the multi-queue layout's pair (mq.c) */
 	struct veth_pair *rpair; /* the pair responder_*() and xdpong_*() act on: net or mq */
 	char if_tun[16];
 	pid_t tun_pid;
 	int nsfd_orig;
 	const char *xdpong_bin;
 	const char *repo_root;
-	int sample_n;        /* the sampled observability row's N */
-	int loader_default;  /* parsed from `xdpong attach --help`, or -1 */
+	int sample_n;       /* the sampled observability row's N */
+	int loader_default; /* parsed from `xdpong attach --help`, or -1 */
 	int ncpus;
 	int trials;
-	unsigned int layouts;   /* bit per enum layout, and LAYOUT_MQ_BIT */
-	int trial_ms, step_ms;  /* rate trial; zero-loss bisection step */
+	unsigned int layouts;  /* bit per enum layout, and LAYOUT_MQ_BIT */
+	int trial_ms, step_ms; /* rate trial; zero-loss bisection step */
 	int probes, probe_gap_us;
 	bool tun_stack;
 	const char *tun_stack_bin;
@@ -119,8 +125,7 @@ struct bench_env {
 	__u32 attached_flags;
 };
 
-int run_cmd(int timeout_s, int nsfd, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int run_cmd(int timeout_s, int nsfd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same, in this namespace, with stdout into out (NUL-terminated). */
 int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -130,8 +135,8 @@ int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
  * off (no DAD, router or MLD frames during trials), lo and the link up.
  * Ends in the sender's namespace. On failure the caller still deletes p.
  */
-int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
-		const char *mac_s, const char *mac_r, const char *ip_s, const char *ip_r);
+int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag, const char *mac_s,
+		const char *mac_r, const char *ip_s, const char *ip_r);
 void pair_delete(struct bench_env *env, struct veth_pair *p);
 int net_setup(struct bench_env *env);
 void net_teardown(struct bench_env *env);
@@ -168,14 +173,12 @@ struct rate_trial {
 	unsigned long long sent, replies;
 };
 int rate_init(struct bench_env *env);
-int rate_trial(struct bench_env *env, double target_pps, int ms,
-	       struct rate_trial *out);
+int rate_trial(struct bench_env *env, double target_pps, int ms, struct rate_trial *out);
 /* Highest offered rate answered without loss (RFC 2544 26.1), by bisection
  * below max's offered rate. *out is the confirming trial, *peak the trial
  * (max included) that answered most. */
-int zero_loss_search(struct bench_env *env, const struct rate_trial *max,
-		     int step_ms, int confirm_ms, struct rate_trial *out,
-		     struct rate_trial *peak);
+int zero_loss_search(struct bench_env *env, const struct rate_trial *max, int step_ms,
+		     int confirm_ms, struct rate_trial *out, struct rate_trial *peak);
 int sink_set_pass(struct bench_env *env, bool pass);
 
 /* ---- rtt.c: ICMP echo round trip from kernel timestamps ---- */
@@ -184,8 +187,8 @@ struct rtt_trial {
 	int answered, lost;
 	bool kernel_stamps; /* false: user-space clock around send/recv */
 };
-int rtt_trial(struct bench_env *env, int nsfd, const char *dst, int probes,
-	      int gap_us, struct rtt_trial *out);
+int rtt_trial(struct bench_env *env, int nsfd, const char *dst, int probes, int gap_us,
+	      struct rtt_trial *out);
 /* Probe dst until it answers once, for up to timeout_s. 0 or -1. */
 int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s);
 
@@ -250,7 +253,7 @@ enum cost_row {
 };
 #define COST_BREAKDOWN_FIRST COST_NO_CHECKS
 struct cost_results {
-	struct series ns[COST_N];   /* per-packet cost, ns */
+	struct series ns[COST_N];    /* per-packet cost, ns */
 	struct series ratio[COST_N]; /* cost / XDP_PASS floor, per trial */
 	int repeat;
 };

@@ -21,22 +21,22 @@ struct kfold_ctx {
 	__u32 verdict;
 };
 
-#define KFOLD_PROGRAM(name, fn)                                          \
-	static long name##_step(__u32 i, void *data)                     \
-	{                                                                \
-		struct kfold_ctx *k = data;                              \
-                                                                         \
-		k->verdict = fn(k->xdp);                                 \
-		return 0;                                                \
-	}                                                                \
-                                                                         \
-	SEC("xdp")                                                       \
-	int name(struct xdp_md *ctx)                                     \
-	{                                                                \
+#define KFOLD_PROGRAM(name, fn)                                              \
+	static long name##_step(__u32 i, void *data)                         \
+	{                                                                    \
+		struct kfold_ctx *k = data;                                  \
+                                                                             \
+		k->verdict = fn(k->xdp);                                     \
+		return 0;                                                    \
+	}                                                                    \
+                                                                             \
+	SEC("xdp")                                                           \
+	int name(struct xdp_md *ctx)                                         \
+	{                                                                    \
 		struct kfold_ctx k = { .xdp = ctx, .verdict = XDP_ABORTED }; \
-                                                                         \
-		bpf_loop(BENCH_COST_K, name##_step, &k, 0);              \
-		return k.verdict;                                        \
+                                                                             \
+		bpf_loop(BENCH_COST_K, name##_step, &k, 0);                  \
+		return k.verdict;                                            \
 	}
 
 #endif /* XDPONG_BENCH_KFOLD_H */

@@ -41,16 +41,15 @@
 const struct responder mq_responders[MQ_RESP_N] = {
 	[MQ_KERNEL] = { "kernel", RESP_KERNEL, false, 0, true, false, true },
 	[MQ_BARE] = { "bare-native", RESP_BARE, true, 0, true, false, true },
-	[MQ_XDPONG] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT,
-			true, false, true },
-	[MQ_XDPONG_LIMITS] = { "xdpong-native-limits", RESP_XDPONG, true, LAT_LOADER_DEFAULT,
-			       true, false, true, .limits = true },
+	[MQ_XDPONG] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true, false, true },
+	[MQ_XDPONG_LIMITS] = { "xdpong-native-limits", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true,
+			       false, true, .limits = true },
 };
 
-const char *const mq_desc =
-	"one veth rx/tx queue per CPU; generator k on CPU k, its frames on\n"
-	"  rx queue k, responder and sink on CPU k (checked): a closed loop per CPU.\n"
-	"  1 queue: the generator on CPU 0 alone.";
+const char *const mq_desc = "one veth rx/tx queue per CPU; generator k on CPU k, its frames on\n"
+			    "  rx queue k, responder and sink on CPU k (checked): a closed loop "
+			    "per CPU.\n"
+			    "  1 queue: the generator on CPU 0 alone.";
 
 /* The pair, its static neighbours, XPS (tx queue k for CPU k), the sink. */
 static int mq_net_setup(struct bench_env *env, int queues)
@@ -62,14 +61,19 @@ static int mq_net_setup(struct bench_env *env, int queues)
 	p->queues = queues;
 	if (pair_create(env, p, "m", mac_s, mac_r, IP4_SENDER, IP4_RESPONDER))
 		return -1;
-	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
-		       "nud permanent", p->ns_s, mac_r, p->if_s);
-	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
-		       "nud permanent", p->ns_r, mac_s, p->if_r);
+	err |= run_cmd(10, -1,
+		       "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
+		       "nud permanent",
+		       p->ns_s, mac_r, p->if_s);
+	err |= run_cmd(10, -1,
+		       "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
+		       "nud permanent",
+		       p->ns_r, mac_s, p->if_r);
 	/* Frames sent by XDP arrive only with NAPI on: GRO, or XDP. */
 	err |= run_cmd(10, p->nsfd_r, "ethtool -K %s gro on", p->if_r);
 	for (int q = 0; q < queues; q++)
-		err |= run_cmd(10, -1, "ip netns exec %s sh -c "
+		err |= run_cmd(10, -1,
+			       "ip netns exec %s sh -c "
 			       "'echo %x > /sys/class/net/%s/queues/tx-%d/xps_cpus'",
 			       p->ns_r, 1u << q, p->if_r, q);
 	if (err)
@@ -86,7 +90,7 @@ static int mq_net_setup(struct bench_env *env, int queues)
 struct gen_thread {
 	struct bench_env *env;
 	pthread_t tid;
-	int *go;  /* atomic: 1 once every generator exists (or the run stops) */
+	int *go; /* atomic: 1 once every generator exists (or the run stops) */
 	int cpu, err;
 	int done; /* atomic: the syscall returned */
 	double t0;
@@ -101,15 +105,10 @@ static void *gen_thread_run(void *arg)
 		.ingress_ifindex = t->env->mq.ifindex_s,
 	};
 	__u8 frame[BENCH_FRAME_LEN];
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = frame,
-		.data_size_in = sizeof(frame),
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = INT_MAX, /* ended by the signal long before */
-		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-		.batch_size = GEN_BATCH,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame),
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		    .repeat = INT_MAX, /* ended by the signal long before */
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = GEN_BATCH, );
 
 	memcpy(frame, (void *)t->env->gen->bss->gen_frame, BENCH_FRAME_WORDS * 8);
 	memcpy(frame + BENCH_FRAME_WORDS * 8, (void *)&t->env->gen->bss->gen_frame_tail, 2);
@@ -159,8 +158,8 @@ static double off_share(unsigned long long a, unsigned long long b, unsigned lon
 }
 
 /* A trial's rates, and where its frames went (see struct mq_results). */
-static void trial_sum(const struct cpu_counts *c, const unsigned long long *rxq,
-		      const double *secs, int queues, struct mq_trial *out)
+static void trial_sum(const struct cpu_counts *c, const unsigned long long *rxq, const double *secs,
+		      int queues, struct mq_trial *out)
 {
 	unsigned long long on_queues = 0;
 
@@ -185,8 +184,7 @@ static void trial_sum(const struct cpu_counts *c, const unsigned long long *rxq,
 }
 
 /* active generators (CPUs 0..active-1) for ms. 0 or -1 (said). */
-static int mq_trial(struct bench_env *env, int active, int queues, int ms,
-		    struct mq_trial *out)
+static int mq_trial(struct bench_env *env, int active, int queues, int ms, struct mq_trial *out)
 {
 	unsigned long long rxq0[MQ_QUEUES_MAX], rxq[MQ_QUEUES_MAX];
 	struct gen_thread th[MQ_QUEUES_MAX];
@@ -196,8 +194,7 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 	int n = 0, go = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (veth_rxq_packets(env, rxq0, queues) || enter_ns(env->mq.nsfd_s) ||
-	    counts_reset(env))
+	if (veth_rxq_packets(env, rxq0, queues) || enter_ns(env->mq.nsfd_s) || counts_reset(env))
 		return -1;
 	env->gen->bss->gen_interval_ns = 0;
 	sink_set_pass(env, false);
@@ -226,8 +223,9 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 		return -1;
 	for (int k = 0; k < active; k++) {
 		if (th[k].err != -EINTR)
-			return fail("generator on CPU %d: %s", k, th[k].err ? strerror(-th[k].err) :
-				    "the live-frames run ended before the signal");
+			return fail("generator on CPU %d: %s", k,
+				    th[k].err ? strerror(-th[k].err) :
+						"the live-frames run ended before the signal");
 		secs[k] = end - th[k].t0;
 	}
 	for (int k = active; k < queues; k++)
@@ -237,8 +235,8 @@ static int mq_trial(struct bench_env *env, int active, int queues, int ms,
 	for (int k = 0; k < queues; k++)
 		rxq[k] -= rxq0[k];
 	trial_sum(&c, rxq, secs, queues, out);
-	dbg("mq trial, %d of %d queues: sent %llu, replies %llu, %.3f Mpps, misplaced %.4f",
-	    active, queues, out->sent, out->replies, out->pps / 1e6, out->misplaced);
+	dbg("mq trial, %d of %d queues: sent %llu, replies %llu, %.3f Mpps, misplaced %.4f", active,
+	    queues, out->sent, out->replies, out->pps / 1e6, out->misplaced);
 	return 0;
 }
 

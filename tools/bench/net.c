@@ -40,8 +40,7 @@ const char *const layout_desc[LAYOUT_N] = {
  * Run `sh -c CMD` (in namespace nsfd unless -1), output to /dev/null
  * unless verbose, killed after timeout_s. Returns the exit status or -1.
  */
-static int run_capture(int timeout_s, int nsfd, char *out, size_t out_size,
-		       const char *cmd)
+static int run_capture(int timeout_s, int nsfd, char *out, size_t out_size, const char *cmd)
 {
 	int pipefd[2] = { -1, -1 }, status = 0;
 	size_t got = 0;
@@ -177,11 +176,10 @@ static int tun_stack_start(struct bench_env *env)
 		setpgid(0, 0);
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
-		if (setns(env->net.nsfd_r, CLONE_NEWNET) ||
-		    sched_setaffinity(0, sizeof(set), &set))
+		if (setns(env->net.nsfd_r, CLONE_NEWNET) || sched_setaffinity(0, sizeof(set), &set))
 			_exit(126);
-		execl(env->tun_stack_bin, env->tun_stack_bin, "--tun", env->if_tun,
-		      "--addr", IP4_TUN_PEER, (char *)NULL);
+		execl(env->tun_stack_bin, env->tun_stack_bin, "--tun", env->if_tun, "--addr",
+		      IP4_TUN_PEER, (char *)NULL);
 		_exit(127);
 	}
 	env->tun_pid = pid;
@@ -209,8 +207,8 @@ static void tun_stack_stop(struct bench_env *env)
 	env->tun_pid = 0;
 }
 
-int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
-		const char *mac_s, const char *mac_r, const char *ip_s, const char *ip_r)
+int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag, const char *mac_s,
+		const char *mac_r, const char *ip_s, const char *ip_r)
 {
 	char addr_s[32] = "", addr_r[32] = "", q[64] = "";
 	int err = 0;
@@ -235,18 +233,22 @@ int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag,
 	p->nsfd_r = open_ns(p->ns_r);
 	if (p->nsfd_s < 0 || p->nsfd_r < 0)
 		return -1;
-	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-		       "net.ipv6.conf.default.disable_ipv6=1", p->ns_s);
-	err |= run_cmd(10, -1, "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
-		       "net.ipv6.conf.default.disable_ipv6=1", p->ns_r);
+	err |= run_cmd(10, -1,
+		       "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
+		       "net.ipv6.conf.default.disable_ipv6=1",
+		       p->ns_s);
+	err |= run_cmd(10, -1,
+		       "ip netns exec %s sysctl -qw net.ipv6.conf.all.disable_ipv6=1 "
+		       "net.ipv6.conf.default.disable_ipv6=1",
+		       p->ns_r);
 	err |= run_cmd(10, -1, "ip -n %s link add %s %s %s type veth peer name %s %s %s netns %s",
 		       p->ns_s, p->if_s, addr_s, q, p->if_r, addr_r, q, p->ns_r);
 	err |= run_cmd(10, -1, "ip -n %s addr add %s/24 dev %s", p->ns_s, ip_s, p->if_s);
 	err |= run_cmd(10, -1, "ip -n %s addr add %s/24 dev %s", p->ns_r, ip_r, p->if_r);
-	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up",
-		       p->ns_s, p->ns_s, p->if_s);
-	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up",
-		       p->ns_r, p->ns_r, p->if_r);
+	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up", p->ns_s,
+		       p->ns_s, p->if_s);
+	err |= run_cmd(10, -1, "ip -n %s link set lo up && ip -n %s link set %s up", p->ns_r,
+		       p->ns_r, p->if_r);
 	if (err)
 		return fail("cannot set up the veth pair %s/%s", p->if_s, p->if_r);
 	if (enter_ns(p->nsfd_r))
@@ -286,10 +288,14 @@ int net_setup(struct bench_env *env)
 		return -1;
 	/* Static neighbours: the sink drops nothing but replies, yet ARP
 	 * timing must not add to any trial. */
-	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
-		       "nud permanent", p->ns_s, mac_r, p->if_s);
-	err |= run_cmd(10, -1, "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
-		       "nud permanent", p->ns_r, mac_s, p->if_r);
+	err |= run_cmd(10, -1,
+		       "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
+		       "nud permanent",
+		       p->ns_s, mac_r, p->if_s);
+	err |= run_cmd(10, -1,
+		       "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
+		       "nud permanent",
+		       p->ns_r, mac_s, p->if_r);
 	/* Frames injected into a veth arrive only with NAPI on: GRO, or XDP. */
 	err |= run_cmd(10, p->nsfd_r, "ethtool -K %s gro on", p->if_r);
 	/* Without TSO on the sender, veth hands the prober's skbs to the
@@ -348,7 +354,8 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 									 r->latency_sample);
 		if (r->limits)
 			snprintf(args + n, sizeof(args) - n,
-				 " --rate-limit " LIMITS_FAR_ABOVE " --global-limit " LIMITS_FAR_ABOVE);
+				 " --rate-limit " LIMITS_FAR_ABOVE " --global-"
+								   "limit " LIMITS_FAR_ABOVE);
 		if (xdpong_cmd(env, args))
 			return fail("`xdpong %s` failed (run with -v to see why)", args);
 		break;
@@ -356,12 +363,12 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 		if (enter_ns(env->rpair->nsfd_r))
 			return -1;
 		err = bpf_xdp_attach(env->rpair->ifindex_r,
-				     bpf_program__fd(env->reflect->progs.bench_reflect),
-				     flags, NULL);
+				     bpf_program__fd(env->reflect->progs.bench_reflect), flags,
+				     NULL);
 		enter_ns(env->rpair->nsfd_s);
 		if (err)
-			return fail("cannot attach the bare reflector to %s: %s",
-				    env->rpair->if_r, strerror(-err));
+			return fail("cannot attach the bare reflector to %s: %s", env->rpair->if_r,
+				    strerror(-err));
 		break;
 	}
 	env->attached = r;
@@ -426,8 +433,7 @@ static int pin_napi_threads(const char *ifname, int cpu)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fgets(comm, sizeof(comm), f) &&
-		    !strncmp(comm, prefix, strlen(prefix))) {
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, prefix, strlen(prefix))) {
 			/* Real-time, as softirq NAPI on a real NIC: other
 			 * processes on the CPU must not delay it. */
 			if (sched_setaffinity(pid, sizeof(set), &set) ||
@@ -461,8 +467,7 @@ int layout_apply(struct bench_env *env, enum layout layout)
 			return 0;
 		usleep(10000);
 	}
-	return fail("no NAPI thread for %s: cannot place the responder on CPU 1",
-		    env->net.if_r);
+	return fail("no NAPI thread for %s: cannot place the responder on CPU 1", env->net.if_r);
 }
 
 /* A counter of `xdpong stats --json`: at the top level, or under "reasons". */
@@ -484,8 +489,8 @@ int xdpong_counters(struct bench_env *env, struct xdpong_read *out)
 	char buf[16384];
 	int err;
 
-	if (run_out(20, buf, sizeof(buf), "ip netns exec %s %s stats %s --json",
-		    env->rpair->ns_r, env->xdpong_bin, env->rpair->if_r))
+	if (run_out(20, buf, sizeof(buf), "ip netns exec %s %s stats %s --json", env->rpair->ns_r,
+		    env->xdpong_bin, env->rpair->if_r))
 		return fail("`xdpong stats %s --json` failed", env->rpair->if_r);
 	o = json_tokener_parse(buf);
 	if (!o)

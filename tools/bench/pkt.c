@@ -68,8 +68,8 @@ int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq)
  * over their start. The IP header checksum is right; the L4 one is not
  * filled (see the callers).
  */
-static int frame_l4(__u8 *buf, size_t size, unsigned int ip_len, __u8 proto,
-		    const void *hdr, size_t hdr_len)
+static int frame_l4(__u8 *buf, size_t size, unsigned int ip_len, __u8 proto, const void *hdr,
+		    size_t hdr_len)
 {
 	struct pkt_spec s;
 	int len;

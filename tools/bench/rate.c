@@ -18,7 +18,6 @@
 #include "gen.skel.h"
 #include "sink.skel.h"
 
-
 static volatile double alarm_at; /* when the last SIGALRM arrived */
 static int possible_cpus;
 
@@ -107,23 +106,17 @@ static void set_timer(int ms)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
-int rate_trial(struct bench_env *env, double target_pps, int ms,
-	       struct rate_trial *out)
+int rate_trial(struct bench_env *env, double target_pps, int ms, struct rate_trial *out)
 {
 	struct xdp_md ctx = {
 		.data_end = BENCH_FRAME_LEN,
 		.ingress_ifindex = env->net.ifindex_s,
 	};
 	__u8 frame[BENCH_FRAME_LEN];
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = frame,
-		.data_size_in = sizeof(frame),
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = INT_MAX, /* ended by the timer long before */
-		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-		.batch_size = GEN_BATCH,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame),
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+		    .repeat = INT_MAX, /* ended by the timer long before */
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = GEN_BATCH, );
 	struct cpu_counts c;
 	double t0;
 	int err;
@@ -148,8 +141,8 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 	if (bench_stop)
 		return -1; /* SIGINT/SIGTERM ended the run, not the timer */
 	if (err != -EINTR) {
-		return fail("generator: %s", err ? strerror(-err) :
-			    "the live-frames run ended before the timer");
+		return fail("generator: %s",
+			    err ? strerror(-err) : "the live-frames run ended before the timer");
 	}
 	out->seconds = alarm_at - t0;
 	if (counts_read(env, &c))
@@ -160,8 +153,8 @@ int rate_trial(struct bench_env *env, double target_pps, int ms,
 		return fail("generator: no time measured");
 	out->offered_pps = out->sent / out->seconds;
 	out->answered_pps = out->replies / out->seconds;
-	dbg("trial %.0f pps target: %.3f s, sent %llu, replies %llu, other %llu",
-	    target_pps, out->seconds, out->sent, out->replies, c.other_all);
+	dbg("trial %.0f pps target: %.3f s, sent %llu, replies %llu, other %llu", target_pps,
+	    out->seconds, out->sent, out->replies, c.other_all);
 	if (out->replies > out->sent)
 		return fail("more replies (%llu) than requests (%llu): stray traffic?",
 			    out->replies, out->sent);
@@ -180,9 +173,8 @@ static void keep_peak(struct rate_trial *peak, const struct rate_trial *t)
  * answered most: overloaded, a cross-CPU path answers less than at a
  * paced rate just below its capacity.
  */
-int zero_loss_search(struct bench_env *env, const struct rate_trial *max,
-		     int step_ms, int confirm_ms, struct rate_trial *out,
-		     struct rate_trial *peak)
+int zero_loss_search(struct bench_env *env, const struct rate_trial *max, int step_ms,
+		     int confirm_ms, struct rate_trial *out, struct rate_trial *peak)
 {
 	double lo = 0, hi = max->offered_pps, rate;
 	struct rate_trial t;

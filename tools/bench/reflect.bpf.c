@@ -21,8 +21,8 @@ static __always_inline int reflect(struct xdp_md *ctx)
 	struct iphdr *ip = (void *)(eth + 1);
 	struct icmphdr *icmp = (void *)(ip + 1);
 
-	if ((void *)(icmp + 1) > end || eth->h_proto != bpf_htons(TA_ETH_P_IP) ||
-	    ip->ihl != 5 || ip->protocol != TA_PROTO_ICMP || icmp->type != 8)
+	if ((void *)(icmp + 1) > end || eth->h_proto != bpf_htons(TA_ETH_P_IP) || ip->ihl != 5 ||
+	    ip->protocol != TA_PROTO_ICMP || icmp->type != 8)
 		return XDP_PASS;
 	ta_turn4(eth, ip, icmp);
 	return XDP_TX;
@@ -80,8 +80,8 @@ static __always_inline int patch(struct xdp_md *ctx, bool helper)
 	struct icmphdr *icmp = (void *)(ip + 1);
 	__u16 old_ip, new_ip, old_icmp, new_icmp;
 
-	if ((void *)(icmp + 1) > end || eth->h_proto != bpf_htons(TA_ETH_P_IP) ||
-	    ip->ihl != 5 || ip->protocol != TA_PROTO_ICMP)
+	if ((void *)(icmp + 1) > end || eth->h_proto != bpf_htons(TA_ETH_P_IP) || ip->ihl != 5 ||
+	    ip->protocol != TA_PROTO_ICMP)
 		return XDP_PASS;
 	__builtin_memcpy(&old_ip, &ip->ttl, 2);
 	__builtin_memcpy(&old_icmp, icmp, 2);

@@ -12,28 +12,25 @@
 /* The configurations compared, in table order. */
 const struct responder responders[NRESP] = {
 	[R_KERNEL] = { "kernel", RESP_KERNEL, false, 0, true, true, true },
-	[R_XDPONG_SKB] = { "xdpong-skb", RESP_XDPONG, false, LAT_LOADER_DEFAULT,
-			   true, true, true },
-	[R_XDPONG_NATIVE] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT,
-			      true, true, true },
+	[R_XDPONG_SKB] = { "xdpong-skb", RESP_XDPONG, false, LAT_LOADER_DEFAULT, true, true, true },
+	[R_XDPONG_NATIVE] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true, true,
+			      true },
 	[R_BARE_SKB] = { "bare-skb", RESP_BARE, false, 0, true, false, true },
 	[R_BARE_NATIVE] = { "bare-native", RESP_BARE, true, 0, true, true, true },
 	/* Observability: the same program with the latency histogram off,
 	 * sampled 1 in N, and timing every reply. */
-	[R_XDPONG_LAT_OFF] = { "xdpong-native-lat-off", RESP_XDPONG, true, 0,
-			       true, false, false },
-	[R_XDPONG_LAT_SAMPLED] = { "xdpong-native-lat-1-in-n", RESP_XDPONG, true,
-				   LAT_BENCH_N, true, false, false },
-	[R_XDPONG_LAT_EVERY] = { "xdpong-native-lat-every", RESP_XDPONG, true, 1,
-				 true, false, false },
+	[R_XDPONG_LAT_OFF] = { "xdpong-native-lat-off", RESP_XDPONG, true, 0, true, false, false },
+	[R_XDPONG_LAT_SAMPLED] = { "xdpong-native-lat-1-in-n", RESP_XDPONG, true, LAT_BENCH_N, true,
+				   false, false },
+	[R_XDPONG_LAT_EVERY] = { "xdpong-native-lat-every", RESP_XDPONG, true, 1, true, false,
+				 false },
 	[R_TUN_STACK] = { "tun-stack", RESP_TUN_STACK, false, 0, false, true, true },
 };
 
 static const char *const rtt_name[RTT_N] = { "p50", "p90", "p99", "max" };
 
 /* Round-by-round ratio a/b: both were measured in the same round. */
-static void ratio_series(const struct series *a, const struct series *b,
-			 struct series *out)
+static void ratio_series(const struct series *a, const struct series *b, struct series *out)
 {
 	int n = a->n < b->n ? a->n : b->n;
 
@@ -120,8 +117,8 @@ static void targets_layout(struct bench_results *res, int l)
 }
 
 /* |median of a's ratios / median of b's - 1|: one figure, as a series. */
-static void drift_series(const struct series *a1, const struct series *a2,
-			 const struct series *b1, const struct series *b2, struct series *out)
+static void drift_series(const struct series *a1, const struct series *a2, const struct series *b1,
+			 const struct series *b2, struct series *out)
 {
 	struct series ra, rb;
 
@@ -192,11 +189,10 @@ static void targets_tput(struct bench_results *res)
 	struct series s;
 
 	ratio_series(&g[TPUT_XDPONG_SKB], &g[TPUT_PASS_SKB], &s);
-	add_target(res, NULL, "TCP through xdpong skb >= 0.97x XDP_PASS skb", &s, 0.97, true,
-		   "x");
+	add_target(res, NULL, "TCP through xdpong skb >= 0.97x XDP_PASS skb", &s, 0.97, true, "x");
 	ratio_series(&g[TPUT_XDPONG_NATIVE], &g[TPUT_PASS_NATIVE], &s);
-	add_target(res, NULL, "TCP through xdpong native >= 0.97x XDP_PASS native", &s, 0.97,
-		   true, "x");
+	add_target(res, NULL, "TCP through xdpong native >= 0.97x XDP_PASS native", &s, 0.97, true,
+		   "x");
 }
 
 /* A count as a one-value series: the targets' median and range are the count. */
@@ -260,8 +256,7 @@ void evaluate_targets(struct bench_results *res)
 		targets_tput(res);
 }
 
-static void fmt_series(char *buf, size_t size, const struct series *s, double scale,
-		       int prec)
+static void fmt_series(char *buf, size_t size, const struct series *s, double scale, int prec)
 {
 	if (!s->n) {
 		snprintf(buf, size, "-");
@@ -313,7 +308,7 @@ static void print_observability(FILE *f, const struct bench_results *res)
 	struct series s;
 
 	fprintf(f, "\nObservability: xdpong native, answered Mpps by latency sampling "
-		"(counters always on)\n");
+		   "(counters always on)\n");
 	for (int l = 0; l < LAYOUT_N; l++) {
 		const struct resp_result *r = res->r[l];
 
@@ -343,7 +338,8 @@ static void print_cost(FILE *f, const struct bench_results *res)
 {
 	char a[64], b[64];
 
-	fprintf(f, "\nCost per packet (BPF_PROG_TEST_RUN, ~30 ms of repeats per run, median of "
+	fprintf(f,
+		"\nCost per packet (BPF_PROG_TEST_RUN, ~30 ms of repeats per run, median of "
 		"%d trials;\nreplying programs timed with a turn-around that restores the "
 		"request, its time\nsubtracted; latency sampling as shipped = %d, N = %d)\n",
 		res->cost_trials, res->loader_default, res->latency_sample);
@@ -375,7 +371,7 @@ static void print_breakdown(FILE *f, const struct bench_results *res)
 	struct series s;
 
 	fprintf(f, "\nCost breakdown: the 98-byte IPv4 echo through builds that leave one "
-		"part out\n(saved: as shipped minus the build, per trial)\n");
+		   "part out\n(saved: as shipped minus the build, per trial)\n");
 	fprintf(f, "  %-42s %-24s %s\n", "build", "ns", "saved (ns)");
 	fmt_series(a, sizeof(a), &ns[COST_XDPONG_ECHO4], 1, 1);
 	fprintf(f, "  %-42s %-24s %s\n", "xdpong as shipped", a, "-");
@@ -429,16 +425,20 @@ static void print_mq_counters(FILE *f, const struct mq_results *m)
 {
 	const struct xdpong_read *x;
 
-	fprintf(f, "  xdpong's counters over every trial (xdpong stats --json) against the sink's:\n");
+	fprintf(f, "  xdpong's counters over every trial (xdpong stats --json) against the "
+		   "sink's:\n");
 	for (int ri = MQ_XDPONG; ri <= MQ_XDPONG_LIMITS; ri++) {
 		x = &m->xdp[ri];
-		fprintf(f, "    %-22s replied %llu, sink %llu, tx_failed %llu, "
-			"drop_rate_limited %llu, drop_global_limited %llu\n", mq_responders[ri].name,
-			x->replied, m->sink_replies[ri], x->tx_failed, x->rate_limited,
-			x->global_limited);
+		fprintf(f,
+			"    %-22s replied %llu, sink %llu, tx_failed %llu, "
+			"drop_rate_limited %llu, drop_global_limited %llu\n",
+			mq_responders[ri].name, x->replied, m->sink_replies[ri], x->tx_failed,
+			x->rate_limited, x->global_limited);
 	}
-	fprintf(f, "  Frames off their generator's rx queue, or replies off its CPU: worst "
-		"%.3f%% of a trial\n", m->misplaced * 100);
+	fprintf(f,
+		"  Frames off their generator's rx queue, or replies off its CPU: worst "
+		"%.3f%% of a trial\n",
+		m->misplaced * 100);
 }
 
 static void print_mq(FILE *f, const struct bench_results *res)
@@ -449,8 +449,8 @@ static void print_mq(FILE *f, const struct bench_results *res)
 
 	fprintf(f, "\nLayout mq: %s\n", mq_desc);
 	snprintf(hn, sizeof(hn), "%d queues (Mpps)", m->queues);
-	fprintf(f, "  %-22s %-24s %-24s %-21s %s\n", "responder", "1 queue (Mpps)", hn,
-		"N/1", "vs bare, N queues");
+	fprintf(f, "  %-22s %-24s %-24s %-21s %s\n", "responder", "1 queue (Mpps)", hn, "N/1",
+		"vs bare, N queues");
 	for (int ri = 0; ri < MQ_RESP_N; ri++) {
 		fmt_series(a, sizeof(a), &m->pps[ri][0], 1e-6, 3);
 		fmt_series(b, sizeof(b), &m->pps[ri][1], 1e-6, 3);
@@ -484,8 +484,8 @@ static void print_targets(FILE *f, const struct bench_results *res)
 		const struct target *t = &res->targets[i];
 
 		if (!t->measured) {
-			fprintf(f, "  ----  %-8s %-46s not measured\n",
-				t->layout ? t->layout : "-", t->what);
+			fprintf(f, "  ----  %-8s %-46s not measured\n", t->layout ? t->layout : "-",
+				t->what);
 			continue;
 		}
 		if (!*t->unit) { /* a count */
@@ -495,9 +495,8 @@ static void print_targets(FILE *f, const struct bench_results *res)
 			continue;
 		}
 		fprintf(f, "  %-4s  %-8s %-46s %6.2f%s [%.2f-%.2f]  (limit %s %.2f)\n",
-			t->pass ? "PASS" : "MISS", t->layout ? t->layout : "-", t->what,
-			t->value, t->unit, t->lo, t->hi, t->higher_is_better ? ">=" : "<=",
-			t->limit);
+			t->pass ? "PASS" : "MISS", t->layout ? t->layout : "-", t->what, t->value,
+			t->unit, t->lo, t->hi, t->higher_is_better ? ">=" : "<=", t->limit);
 	}
 }
 
@@ -505,7 +504,8 @@ void print_table(FILE *f, const struct bench_results *res)
 {
 	fprintf(f, "xdpong benchmark, %s, %s (%d CPUs), Linux %s\n", res->date, res->cpu,
 		res->ncpus, res->kernel);
-	fprintf(f, "Every figure: median of %d trials [min-max]; every ratio: median of the "
+	fprintf(f,
+		"Every figure: median of %d trials [min-max]; every ratio: median of the "
 		"per-round\nratios of trials run back to back in this run. 98-byte IPv4 echo "
 		"over a veth pair;\nlive-frames generator; sink on the sender's veth. xdpong "
 		"rows as shipped\n(latency sampling: loader default %d), N = %d.\n",
@@ -744,9 +744,10 @@ int print_json(FILE *f, const struct bench_results *res)
 		json_object_array_add(targets, json_target(&res->targets[i]));
 	json_object_object_add(o, "targets", targets);
 
-	ret = fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_SPACED |
-								  JSON_C_TO_STRING_NOSLASHESCAPE));
+	ret = fprintf(f, "%s\n",
+		      json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								JSON_C_TO_STRING_SPACED |
+								JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return ret < 0 ? fail("cannot write the JSON: %s", strerror(errno)) : 0;
 }
@@ -757,8 +758,8 @@ static void dat_series(FILE *f, const struct series *s, double scale)
 	if (!s->n)
 		fprintf(f, " NaN NaN NaN");
 	else
-		fprintf(f, " %.6g %.6g %.6g", series_median(s) * scale,
-			series_min(s) * scale, series_max(s) * scale);
+		fprintf(f, " %.6g %.6g %.6g", series_median(s) * scale, series_min(s) * scale,
+			series_max(s) * scale);
 }
 
 /* dir/name for writing; NULL (said) if it cannot be. */
@@ -796,8 +797,7 @@ static int write_mq_dat(const char *dir, const struct bench_results *res)
 
 	if (!f)
 		return -1;
-	fprintf(f, "# responder | 1 queue | %d queues (Mpps: median min max)\n",
-		res->mq.queues);
+	fprintf(f, "# responder | 1 queue | %d queues (Mpps: median min max)\n", res->mq.queues);
 	for (int ri = 0; ri < MQ_RESP_N; ri++) {
 		fprintf(f, "\"%s\"", mq_responders[ri].name);
 		dat_series(f, &res->mq.pps[ri][0], 1e-6);
@@ -816,7 +816,7 @@ static int write_rtt_dat(const char *dir, const struct bench_results *res)
 	if (!f)
 		return -1;
 	fprintf(f, "# responder | one-cpu p50 p90 p99 | two-cpu p50 p90 p99 "
-		"(us: median min max)\n");
+		   "(us: median min max)\n");
 	for (int ri = 0; ri < NRESP; ri++) {
 		if (!responders[ri].rtt)
 			continue;
@@ -870,7 +870,7 @@ int write_results(const char *dir, const struct bench_results *res)
 	if (!f)
 		return -1;
 	fprintf(f, "# responder | one-cpu max, zero-loss | two-cpu max, zero-loss "
-		"(Mpps: median min max)\n");
+		   "(Mpps: median min max)\n");
 	for (int ri = 0; ri < NRESP; ri++) {
 		if (!responders[ri].chart || responders[ri].kind == RESP_TUN_STACK)
 			continue;
@@ -889,7 +889,8 @@ int write_results(const char *dir, const struct bench_results *res)
 	f = open_out(dir, "meta.gp");
 	if (!f)
 		return -1;
-	fprintf(f, "chart_title = \"xdpong bench %s, %s, %d CPUs, Linux %s; "
+	fprintf(f,
+		"chart_title = \"xdpong bench %s, %s, %d CPUs, Linux %s; "
 		"median of %d trials, bars min-max\"\n",
 		res->date, res->cpu, res->ncpus, res->kernel, res->trials);
 	fprintf(f, "have_mq = %d\nmq_queues = %d\n", res->mq.measured, res->mq.queues);

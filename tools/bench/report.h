@@ -59,8 +59,8 @@ struct bench_results {
 	struct target targets[TARGETS_MAX];
 	int ntargets;
 	int trials, cost_trials, ncpus;
-	int latency_sample;  /* the sampled row's N */
-	int loader_default;  /* xdpong attach's own default, -1 if unknown */
+	int latency_sample; /* the sampled row's N */
+	int loader_default; /* xdpong attach's own default, -1 if unknown */
 	double elapsed_s;
 	char cpu[128], kernel[64], date[32];
 };

@@ -24,8 +24,8 @@
 #include "util.h"
 #include "packet.h"
 
-#define PROBE_DATA 56          /* ping's default: a 98-byte frame */
-#define REPLY_TIMEOUT_S 0.1    /* a probe not answered by then is lost */
+#define PROBE_DATA 56       /* ping's default: a 98-byte frame */
+#define REPLY_TIMEOUT_S 0.1 /* a probe not answered by then is lost */
 #define TX_STAMP_TIMEOUT_S 0.01
 
 /* Whole ns: a double holds CLOCK_REALTIME seconds to only ~0.24 us. */
@@ -100,8 +100,10 @@ static __s64 tx_stamp(int fd, __u32 key)
 	while (now_s() < deadline) {
 		struct iovec iov = { data, sizeof(data) };
 		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctrl, .msg_controllen = sizeof(ctrl),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctrl,
+			.msg_controllen = sizeof(ctrl),
 		};
 		__u32 got = ~key;
 		__s64 stamp;
@@ -125,8 +127,10 @@ static void drain_errqueue(int fd)
 	for (int i = 0; i < 64; i++) {
 		struct iovec iov = { data, sizeof(data) };
 		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctrl, .msg_controllen = sizeof(ctrl),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctrl,
+			.msg_controllen = sizeof(ctrl),
 		};
 
 		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
@@ -143,8 +147,10 @@ static int wait_reply(int fd, __u16 seq, __s64 *kernel_rx, double *user_rx)
 	while (now_s() < deadline) {
 		struct iovec iov = { data, sizeof(data) };
 		struct msghdr msg = {
-			.msg_iov = &iov, .msg_iovlen = 1,
-			.msg_control = ctrl, .msg_controllen = sizeof(ctrl),
+			.msg_iov = &iov,
+			.msg_iovlen = 1,
+			.msg_control = ctrl,
+			.msg_controllen = sizeof(ctrl),
 		};
 		ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
 		struct icmphdr icmp;
@@ -179,11 +185,11 @@ static void sleep_us(int us)
 		nanosleep(&ts, NULL);
 }
 
-static int probe_loop(struct bench_env *env, int nsfd, const char *dst, int probes,
-		      int gap_us, bool stop_at_first, struct rtt_trial *out);
+static int probe_loop(struct bench_env *env, int nsfd, const char *dst, int probes, int gap_us,
+		      bool stop_at_first, struct rtt_trial *out);
 
-int rtt_trial(struct bench_env *env, int nsfd, const char *dst, int probes,
-	      int gap_us, struct rtt_trial *out)
+int rtt_trial(struct bench_env *env, int nsfd, const char *dst, int probes, int gap_us,
+	      struct rtt_trial *out)
 {
 	if (probe_loop(env, nsfd, dst, probes, gap_us, false, out))
 		return -1;
@@ -206,8 +212,8 @@ int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s)
 	return -1;
 }
 
-static int probe_loop(struct bench_env *env, int nsfd, const char *dst, int probes,
-		      int gap_us, bool stop_at_first, struct rtt_trial *out)
+static int probe_loop(struct bench_env *env, int nsfd, const char *dst, int probes, int gap_us,
+		      bool stop_at_first, struct rtt_trial *out)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	double *rtt = calloc(probes, sizeof(*rtt));

@@ -44,8 +44,7 @@ static __always_inline bool is_echo_reply(void *data, void *end)
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 		struct icmp6hdr *icmp6 = (void *)(ip6 + 1);
 
-		return (void *)(icmp6 + 1) <= end && ip6->nexthdr == 58 &&
-		       icmp6->icmp6_type == 129;
+		return (void *)(icmp6 + 1) <= end && ip6->nexthdr == 58 && icmp6->icmp6_type == 129;
 	}
 	return false;
 }

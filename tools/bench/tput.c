@@ -67,7 +67,8 @@ static int pass_set(struct bench_env *env, int nsfd, int ifindex, int prog_fd, _
 			     bpf_xdp_detach(ifindex, flags, NULL);
 	enter_ns(env->nsfd_orig);
 	return err ? fail("cannot %s XDP_PASS: %s", prog_fd >= 0 ? "attach" : "detach",
-			  strerror(-err)) : 0;
+			  strerror(-err)) :
+		     0;
 }
 
 static int xdpong_set(struct bench_env *env, const struct veth_pair *n, const char *mode)
@@ -75,10 +76,12 @@ static int xdpong_set(struct bench_env *env, const struct veth_pair *n, const ch
 	if (mode)
 		return run_cmd(60, -1, "ip netns exec %s %s attach %s --mode %s", n->ns_r,
 			       env->xdpong_bin, n->if_r, mode) ?
-			       fail("`xdpong attach %s --mode %s` failed (-v shows why)", n->if_r, mode) :
+			       fail("`xdpong attach %s --mode %s` failed (-v shows why)", n->if_r,
+				    mode) :
 			       0;
-	return run_cmd(60, -1, "ip netns exec %s %s detach %s", n->ns_r, env->xdpong_bin,
-		       n->if_r) ? fail("`xdpong detach %s` failed", n->if_r) : 0;
+	return run_cmd(60, -1, "ip netns exec %s %s detach %s", n->ns_r, env->xdpong_bin, n->if_r) ?
+		       fail("`xdpong detach %s` failed", n->if_r) :
+		       0;
 }
 
 /* Put configuration c on the pair (on = true) or take it off again. */
@@ -136,15 +139,15 @@ static int iperf_once(struct bench_env *env, const struct veth_pair *n, double *
 	int pid;
 
 	snprintf(pidfile, sizeof(pidfile), "/tmp/xbench-iperf3-%s.pid", env->id);
-	if (run_cmd(10, -1, "ip netns exec %s taskset -c 0-%d iperf3 -s -1 -D -p %d -I %s",
-		    n->ns_r, env->ncpus - 1, TPUT_PORT, pidfile))
+	if (run_cmd(10, -1, "ip netns exec %s taskset -c 0-%d iperf3 -s -1 -D -p %d -I %s", n->ns_r,
+		    env->ncpus - 1, TPUT_PORT, pidfile))
 		return fail("cannot start the iperf3 server");
 	for (int tries = 0; tries < 5 && bps < 0 && !bench_stop; tries++) {
 		usleep(200000); /* the daemon binds after it forks */
 		if (run_out(TPUT_SECONDS + TPUT_OMIT_S + 20, out, sizeof(out),
-			    "ip netns exec %s taskset -c 0-%d iperf3 -c " TPUT_IP_R
-			    " -p %d -t %d -O %d -J", n->ns_s, env->ncpus - 1, TPUT_PORT,
-			    TPUT_SECONDS, TPUT_OMIT_S) >= 0)
+			    "ip netns exec %s taskset -c 0-%d iperf3 -c " TPUT_IP_R " -p %d -t %d "
+										    "-O %d -J",
+			    n->ns_s, env->ncpus - 1, TPUT_PORT, TPUT_SECONDS, TPUT_OMIT_S) >= 0)
 			bps = parse_bps(out);
 	}
 	f = fopen(pidfile, "r");

@@ -34,8 +34,7 @@ static __always_inline void ta_swap_mac(struct ethhdr *eth)
 }
 
 /* Echo request <-> reply in place: type ^ 8 (RFC 792). Checks nothing. */
-static __always_inline void ta_turn4(struct ethhdr *eth, struct iphdr *ip,
-				     struct icmphdr *icmp)
+static __always_inline void ta_turn4(struct ethhdr *eth, struct iphdr *ip, struct icmphdr *icmp)
 {
 	__u16 old_word, new_word;
 	__be32 tmp = ip->saddr;
@@ -64,8 +63,7 @@ static __always_inline void ta_turn6(struct ethhdr *eth, struct ipv6hdr *ip6,
 	__builtin_memcpy(&old_word, icmp6, 2);
 	icmp6->icmp6_type ^= 1;
 	__builtin_memcpy(&new_word, icmp6, 2);
-	icmp6->icmp6_cksum = ta_csum_update(icmp6->icmp6_cksum, old_word,
-					    new_word);
+	icmp6->icmp6_cksum = ta_csum_update(icmp6->icmp6_cksum, old_word, new_word);
 }
 
 /*
@@ -84,8 +82,7 @@ static __always_inline int ta_turn_frame(struct xdp_md *ctx)
 		struct iphdr *ip = (void *)(eth + 1);
 		struct icmphdr *icmp = (void *)(ip + 1);
 
-		if ((void *)(icmp + 1) > end || ip->ihl != 5 ||
-		    ip->protocol != TA_PROTO_ICMP)
+		if ((void *)(icmp + 1) > end || ip->ihl != 5 || ip->protocol != TA_PROTO_ICMP)
 			return -1;
 		ta_turn4(eth, ip, icmp);
 		return 0;
@@ -94,8 +91,7 @@ static __always_inline int ta_turn_frame(struct xdp_md *ctx)
 		struct ipv6hdr *ip6 = (void *)(eth + 1);
 		struct icmp6hdr *icmp6 = (void *)(ip6 + 1);
 
-		if ((void *)(icmp6 + 1) > end ||
-		    ip6->nexthdr != TA_PROTO_ICMPV6)
+		if ((void *)(icmp6 + 1) > end || ip6->nexthdr != TA_PROTO_ICMPV6)
 			return -1;
 		ta_turn6(eth, ip6, icmp6);
 		return 0;

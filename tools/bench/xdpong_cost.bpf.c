@@ -54,8 +54,8 @@ static __always_inline int body_sum_extra(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
-	__s64 sum = sum_message(ctx, data + BENCH_FRAME_LEN, end, BENCH_FRAME_LEN,
-				BENCH_SUM_EXTRA, false);
+	__s64 sum = sum_message(ctx, data + BENCH_FRAME_LEN, end, BENCH_FRAME_LEN, BENCH_SUM_EXTRA,
+				false);
 
 	bench_sum_out = sum;
 	return sum < 0 ? XDP_DROP : XDP_PASS;
