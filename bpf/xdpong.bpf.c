@@ -1340,15 +1340,23 @@ static __always_inline __u32 snap_words(struct xdp_md *ctx, __u32 l3_off, __u8 *
 	_Static_assert(XDPONG_TRACE_SNAP == 64, "one SNAP_WORD per 8 bytes");
 	if (l3_off)
 		p += sizeof(struct ethhdr);
-#define SNAP_WORD(i)                                             \
-	if (p + 8 * (i) + 8 <= end) {                            \
-		__builtin_memcpy(dst + 8 * (i), p + 8 * (i), 8); \
-		n = 8 * (i) + 8;                                 \
-	}
-	SNAP_WORD(0)
-	SNAP_WORD(1) SNAP_WORD(2) SNAP_WORD(3) SNAP_WORD(4) SNAP_WORD(5) SNAP_WORD(6) SNAP_WORD(7)
+#define SNAP_WORD(i)                                                     \
+	do {                                                             \
+		if (p + 8 * (i) + 8 <= end) {                            \
+			__builtin_memcpy(dst + 8 * (i), p + 8 * (i), 8); \
+			n = 8 * (i) + 8;                                 \
+		}                                                        \
+	} while (0)
+	SNAP_WORD(0);
+	SNAP_WORD(1);
+	SNAP_WORD(2);
+	SNAP_WORD(3);
+	SNAP_WORD(4);
+	SNAP_WORD(5);
+	SNAP_WORD(6);
+	SNAP_WORD(7);
 #undef SNAP_WORD
-		return n;
+	return n;
 }
 
 static __always_inline void trace_emit(struct xdp_md *ctx, __u32 reason, __u64 service_ns)

@@ -353,9 +353,8 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 				      r->latency_sample == LAT_BENCH_N ? env->sample_n :
 									 r->latency_sample);
 		if (r->limits)
-			snprintf(args + n, sizeof(args) - n,
-				 " --rate-limit " LIMITS_FAR_ABOVE " --global-"
-								   "limit " LIMITS_FAR_ABOVE);
+			snprintf(args + n, sizeof(args) - n, " --rate-limit %s --global-limit %s",
+				 LIMITS_FAR_ABOVE, LIMITS_FAR_ABOVE);
 		if (xdpong_cmd(env, args))
 			return fail("`xdpong %s` failed (run with -v to see why)", args);
 		break;

@@ -145,9 +145,9 @@ static int iperf_once(struct bench_env *env, const struct veth_pair *n, double *
 	for (int tries = 0; tries < 5 && bps < 0 && !bench_stop; tries++) {
 		usleep(200000); /* the daemon binds after it forks */
 		if (run_out(TPUT_SECONDS + TPUT_OMIT_S + 20, out, sizeof(out),
-			    "ip netns exec %s taskset -c 0-%d iperf3 -c " TPUT_IP_R " -p %d -t %d "
-										    "-O %d -J",
-			    n->ns_s, env->ncpus - 1, TPUT_PORT, TPUT_SECONDS, TPUT_OMIT_S) >= 0)
+			    "ip netns exec %s taskset -c 0-%d iperf3 -c %s -p %d -t %d -O %d -J",
+			    n->ns_s, env->ncpus - 1, TPUT_IP_R, TPUT_PORT, TPUT_SECONDS,
+			    TPUT_OMIT_S) >= 0)
 			bps = parse_bps(out);
 	}
 	f = fopen(pidfile, "r");
