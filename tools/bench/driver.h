@@ -138,6 +138,9 @@ int run_out(int timeout_s, char *out, size_t size, const char *fmt, ...)
 int pair_create(struct bench_env *env, struct veth_pair *p, const char *tag, const char *mac_s,
 		const char *mac_r, const char *ip_s, const char *ip_r);
 void pair_delete(struct bench_env *env, struct veth_pair *p);
+/* Static neighbours both ways and GRO on the responder's end (net.c). */
+int pair_neigh_napi(const struct veth_pair *p, const char *mac_s, const char *mac_r);
+int pair_sink_attach(struct bench_env *env, const struct veth_pair *p);
 int net_setup(struct bench_env *env);
 void net_teardown(struct bench_env *env);
 int responder_attach(struct bench_env *env, const struct responder *r);

@@ -61,16 +61,7 @@ static int mq_net_setup(struct bench_env *env, int queues)
 	p->queues = queues;
 	if (pair_create(env, p, "m", mac_s, mac_r, IP4_SENDER, IP4_RESPONDER))
 		return -1;
-	err |= run_cmd(10, -1,
-		       "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
-		       "nud permanent",
-		       p->ns_s, mac_r, p->if_s);
-	err |= run_cmd(10, -1,
-		       "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
-		       "nud permanent",
-		       p->ns_r, mac_s, p->if_r);
-	/* Frames sent by XDP arrive only with NAPI on: GRO, or XDP. */
-	err |= run_cmd(10, p->nsfd_r, "ethtool -K %s gro on", p->if_r);
+	err = pair_neigh_napi(p, mac_s, mac_r);
 	for (int q = 0; q < queues; q++)
 		err |= run_cmd(10, -1,
 			       "ip netns exec %s sh -c "
@@ -78,13 +69,7 @@ static int mq_net_setup(struct bench_env *env, int queues)
 			       p->ns_r, 1u << q, p->if_r, q);
 	if (err)
 		return fail("cannot set up the multi-queue veth pair");
-	if (enter_ns(p->nsfd_s))
-		return -1;
-	err = bpf_xdp_attach(p->ifindex_s, bpf_program__fd(env->sink->progs.bench_sink),
-			     XDP_FLAGS_DRV_MODE, NULL);
-	if (err)
-		return fail("cannot attach the sink to %s: %s", p->if_s, strerror(-err));
-	return 0;
+	return pair_sink_attach(env, p);
 }
 
 struct gen_thread {

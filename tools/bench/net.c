@@ -278,16 +278,15 @@ void pair_delete(struct bench_env *env, struct veth_pair *p)
 	}
 }
 
-int net_setup(struct bench_env *env)
+/*
+ * Static neighbours both ways (the sink drops nothing but replies, yet ARP
+ * timing must not add to any trial), and NAPI on the responder's end: frames
+ * injected into a veth arrive only with NAPI on (GRO, or XDP). 0, or not 0.
+ */
+int pair_neigh_napi(const struct veth_pair *p, const char *mac_s, const char *mac_r)
 {
-	static const char *mac_s = "02:b0:00:00:00:01", *mac_r = "02:b0:00:00:00:02";
-	struct veth_pair *p = &env->net;
 	int err = 0;
 
-	if (pair_create(env, p, "", mac_s, mac_r, IP4_SENDER, IP4_RESPONDER))
-		return -1;
-	/* Static neighbours: the sink drops nothing but replies, yet ARP
-	 * timing must not add to any trial. */
 	err |= run_cmd(10, -1,
 		       "ip -n %s neigh replace " IP4_RESPONDER " lladdr %s dev %s "
 		       "nud permanent",
@@ -296,8 +295,33 @@ int net_setup(struct bench_env *env)
 		       "ip -n %s neigh replace " IP4_SENDER " lladdr %s dev %s "
 		       "nud permanent",
 		       p->ns_r, mac_s, p->if_r);
-	/* Frames injected into a veth arrive only with NAPI on: GRO, or XDP. */
 	err |= run_cmd(10, p->nsfd_r, "ethtool -K %s gro on", p->if_r);
+	return err;
+}
+
+/* The sink, native, on the sender's end; ends in the sender's namespace. 0 or -1, said. */
+int pair_sink_attach(struct bench_env *env, const struct veth_pair *p)
+{
+	int err;
+
+	if (enter_ns(p->nsfd_s))
+		return -1;
+	err = bpf_xdp_attach(p->ifindex_s, bpf_program__fd(env->sink->progs.bench_sink),
+			     XDP_FLAGS_DRV_MODE, NULL);
+	if (err)
+		return fail("cannot attach the sink to %s: %s", p->if_s, strerror(-err));
+	return 0;
+}
+
+int net_setup(struct bench_env *env)
+{
+	static const char *mac_s = "02:b0:00:00:00:01", *mac_r = "02:b0:00:00:00:02";
+	struct veth_pair *p = &env->net;
+	int err = 0;
+
+	if (pair_create(env, p, "", mac_s, mac_r, IP4_SENDER, IP4_RESPONDER))
+		return -1;
+	err = pair_neigh_napi(p, mac_s, mac_r);
 	/* Without TSO on the sender, veth hands the prober's skbs to the
 	 * responder's NAPI too (not netif_rx on the sending CPU), so every
 	 * responder, kernel included, runs where the layout puts the NAPI. */
@@ -306,13 +330,7 @@ int net_setup(struct bench_env *env)
 		err |= tun_setup(env);
 	if (err)
 		return fail("cannot set up the veth pair");
-	if (enter_ns(p->nsfd_s))
-		return -1;
-	err = bpf_xdp_attach(p->ifindex_s, bpf_program__fd(env->sink->progs.bench_sink),
-			     XDP_FLAGS_DRV_MODE, NULL);
-	if (err)
-		return fail("cannot attach the sink to %s: %s", p->if_s, strerror(-err));
-	return 0;
+	return pair_sink_attach(env, p);
 }
 
 void net_teardown(struct bench_env *env)

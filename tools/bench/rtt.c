@@ -87,6 +87,26 @@ static int probe_socket(void)
 	return fd;
 }
 
+/* A message and its control data (the kernel's stamps), as received. */
+struct rx_buf {
+	char ctrl[512], data[2048];
+	struct iovec iov;
+	struct msghdr msg;
+};
+
+/* One recvmsg into b, never blocking (flags: MSG_ERRQUEUE or 0). */
+static ssize_t rx_once(int fd, struct rx_buf *b, int flags)
+{
+	b->iov = (struct iovec){ b->data, sizeof(b->data) };
+	b->msg = (struct msghdr){
+		.msg_iov = &b->iov,
+		.msg_iovlen = 1,
+		.msg_control = b->ctrl,
+		.msg_controllen = sizeof(b->ctrl),
+	};
+	return recvmsg(fd, &b->msg, flags | MSG_DONTWAIT);
+}
+
 /*
  * Wait for the first transmit stamp of send number `key`. A request can be
  * stamped twice: an skb-mode XDP_TX sends the same skb back out of the
@@ -94,25 +114,18 @@ static int probe_socket(void)
  */
 static __s64 tx_stamp(int fd, __u32 key)
 {
-	char ctrl[512], data[256];
 	double deadline = now_s() + TX_STAMP_TIMEOUT_S;
+	struct rx_buf b;
 
 	while (now_s() < deadline) {
-		struct iovec iov = { data, sizeof(data) };
-		struct msghdr msg = {
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-			.msg_control = ctrl,
-			.msg_controllen = sizeof(ctrl),
-		};
 		__u32 got = ~key;
 		__s64 stamp;
 
-		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0) {
+		if (rx_once(fd, &b, MSG_ERRQUEUE) < 0) {
 			wait_events(fd, 0, deadline); /* POLLERR is always reported */
 			continue;
 		}
-		stamp = stamp_of(&msg, &got);
+		stamp = stamp_of(&b.msg, &got);
 		if (got == key)
 			return stamp;
 	}
@@ -122,37 +135,21 @@ static __s64 tx_stamp(int fd, __u32 key)
 /* Drop transmit stamps still queued from earlier probes. */
 static void drain_errqueue(int fd)
 {
-	char ctrl[512], data[256];
+	struct rx_buf b;
 
-	for (int i = 0; i < 64; i++) {
-		struct iovec iov = { data, sizeof(data) };
-		struct msghdr msg = {
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-			.msg_control = ctrl,
-			.msg_controllen = sizeof(ctrl),
-		};
-
-		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+	for (int i = 0; i < 64; i++)
+		if (rx_once(fd, &b, MSG_ERRQUEUE) < 0)
 			break;
-	}
 }
 
 /* Wait for our reply; its receive stamp (kernel), and now (user). */
 static int wait_reply(int fd, __u16 seq, __s64 *kernel_rx, double *user_rx)
 {
-	char ctrl[512], data[2048];
 	double deadline = now_s() + REPLY_TIMEOUT_S;
+	struct rx_buf b;
 
 	while (now_s() < deadline) {
-		struct iovec iov = { data, sizeof(data) };
-		struct msghdr msg = {
-			.msg_iov = &iov,
-			.msg_iovlen = 1,
-			.msg_control = ctrl,
-			.msg_controllen = sizeof(ctrl),
-		};
-		ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
+		ssize_t n = rx_once(fd, &b, 0);
 		struct icmphdr icmp;
 		size_t ihl;
 
@@ -164,14 +161,14 @@ static int wait_reply(int fd, __u16 seq, __s64 *kernel_rx, double *user_rx)
 			continue;
 		}
 		*user_rx = now_s();
-		ihl = (data[0] & 0xf) * 4;
+		ihl = (b.data[0] & 0xf) * 4;
 		if ((size_t)n < ihl + sizeof(icmp))
 			continue;
-		memcpy(&icmp, data + ihl, sizeof(icmp));
+		memcpy(&icmp, b.data + ihl, sizeof(icmp));
 		if (icmp.type != ICMP_ECHOREPLY || icmp.un.echo.id != htons(ECHO_ID) ||
 		    icmp.un.echo.sequence != htons(seq))
 			continue;
-		*kernel_rx = stamp_of(&msg, NULL);
+		*kernel_rx = stamp_of(&b.msg, NULL);
 		return 0;
 	}
 	return -1;
