@@ -1251,7 +1251,13 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 		/* TUN: no link header; the version nibble says the family. */
 		if (data + 1 > end)
 			return headers_cut(ctx, 1);
-		f = (struct l3_frame){ .ctx = ctx, .l3 = data, .end = end, .l3_len = len, .t0 = t0 };
+		f = (struct l3_frame){
+			.ctx = ctx,
+			.l3 = data,
+			.end = end,
+			.l3_len = len,
+			.t0 = t0,
+		};
 		if ((*(__u8 *)data >> 4) == 6)
 			return handle_ipv6(&f);
 		return handle_ipv4(&f);

@@ -115,7 +115,8 @@ fi
 # shellcheck source=/dev/null
 codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 [ "$codename" = "$SUITE" ] ||
-	die "this is '${codename:-not Debian}', not Debian 12 ($SUITE): build/xdpong must be built against the libraries the image gets"
+	die "this is '${codename:-not Debian}', not Debian 12 ($SUITE):" \
+		"build/xdpong must be built against the libraries the image gets"
 
 # The tools, from Debian, when missing.
 need=(mmdebstrap)
@@ -128,7 +129,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	log APT "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 ||
 		{ apt-get update -qq >/dev/null 2>&1 &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1; } ||
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" \
+				>/dev/null 2>&1; } ||
 		unavailable "cannot install ${missing[*]} with apt-get"
 fi
 
@@ -165,9 +167,12 @@ elif [ "$REFRESH" = 1 ] || [ ! -s "$BASE" ]; then
 		tail -n 20 "$OUT/mmdebstrap.log" >&2
 		rm -f "$BASE.tmp"
 		# A package Debian does not have is this script's fault, not the network's.
-		grep -qE 'Unable to locate package|has no installation candidate|unmet dependencies' \
-			"$OUT/mmdebstrap.log" && die "mmdebstrap: a package cannot be installed (see above)"
-		unavailable "mmdebstrap failed (full log: $OUT/mmdebstrap.log); is $MIRROR reachable?"
+		grep -qE \
+		'Unable to locate package|has no installation candidate|unmet dependencies' \
+			"$OUT/mmdebstrap.log" &&
+			die "mmdebstrap: a package cannot be installed (see above)"
+		unavailable "mmdebstrap failed (full log: $OUT/mmdebstrap.log);" \
+			"is $MIRROR reachable?"
 	fi
 	mv "$BASE.tmp" "$BASE"
 	trap - EXIT
@@ -182,7 +187,8 @@ rm -rf "$ROOTFS"
 mkdir -p "$ROOTFS"
 tar -C "$ROOTFS" -xf "$BASE"
 log INSTALL "make install DESTDIR=${ROOTFS#"$REPO"/} PREFIX=/usr"
-make --no-print-directory -C "$REPO" -s install BUILD="$BUILD" DESTDIR="$ROOTFS" PREFIX=/usr >/dev/null
+make --no-print-directory -C "$REPO" -s install BUILD="$BUILD" DESTDIR="$ROOTFS" PREFIX=/usr \
+	>/dev/null
 install -D -m 0644 "$REPO/deploy/xdpong.conf" "$ROOTFS/etc/xdpong/xdpong.conf"
 # /run/xdpong: where the DaemonSet writes the node's part of the config.
 install -d -m 0755 "$ROOTFS/run/xdpong"
@@ -227,4 +233,5 @@ if [ -n "$OUTPUT" ]; then
 		die "podman save -o $OUTPUT failed"
 	log SAVE "$OUTPUT (OCI archive)"
 fi
-log DONE "$TAG ($(podman image inspect --format '{{.Size}}' "$TAG" | awk '{ printf "%.0f MB", $1 / 1e6 }'))"
+log DONE "$TAG ($(podman image inspect --format '{{.Size}}' "$TAG" |
+	awk '{ printf "%.0f MB", $1 / 1e6 }'))"

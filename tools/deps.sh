@@ -115,7 +115,8 @@ check_build()
 	done
 	[ "${#missing[@]}" -eq 0 ] && return 0
 	echo "deps: to build, install: ${missing[*]}" >&2
-	echo "deps: as root, 'tools/deps.sh' (or 'make deps') installs them and what the tests need" >&2
+	echo "deps: as root, 'tools/deps.sh' (or 'make deps') installs them" \
+		"and what the tests need" >&2
 	return 1
 }
 

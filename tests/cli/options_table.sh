@@ -24,7 +24,8 @@ xdpt_rc 0 "$XDPONG" options
 TABLE=$XDPT_OUT
 [ "$(printf '%s\n' "$TABLE" | wc -l)" -ge 20 ] || xdpt_fail "short option table: $TABLE"
 mapfile -t CMDS < <(cut -f1 <<<"$TABLE" | uniq)
-xdpt_assert_eq "attach detach status stats run addr trace config" "${CMDS[*]}" "commands in the table"
+xdpt_assert_eq "attach detach status stats run addr trace config" "${CMDS[*]}" \
+	"commands in the table"
 ALL_OPTS=$(cut -f2 <<<"$TABLE" | sort -u)
 
 # table_opts CMD: the table's long options for CMD, sorted.
@@ -80,7 +81,8 @@ for cmd in "${CMDS[@]}"; do
 	for long in $(comm -23 <(printf '%s\n' "$ALL_OPTS") <(printf '%s\n' "$mine")); do
 		# shellcheck disable=SC2046
 		xdpt_rc 2 "$XDPONG" "$cmd" $(positionals "$cmd") "$long"
-		xdpt_assert_match "unknown option '$long' for '$cmd'" "$XDPT_ERR" "xdpong $cmd $long"
+		xdpt_assert_match "unknown option '$long' for '$cmd'" "$XDPT_ERR" \
+			"xdpong $cmd $long"
 	done
 done
 
@@ -89,9 +91,11 @@ for cmd in "${CMDS[@]}"; do
 	xdpt_rc 0 "$XDPONG" "$cmd" --help
 	listed=$(printf '%s\n' "$XDPT_OUT" |
 		awk '/^Options:$/ { inside = 1; next } inside && /^$/ { exit }
-		     inside { for (i = 1; i <= NF; i++) if ($i ~ /^--[a-z-]+,?$/) { sub(/,$/, "", $i); print $i } }' |
+		     inside { for (i = 1; i <= NF; i++) if ($i ~ /^--[a-z-]+,?$/) {
+				sub(/,$/, "", $i); print $i } }' |
 		sort -u)
-	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" "$(printf '%s\n' "$listed" | tr '\n' ' ')" \
+	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" \
+		"$(printf '%s\n' "$listed" | tr '\n' ' ')" \
 		"options in 'xdpong $cmd --help'"
 done
 
@@ -119,8 +123,10 @@ for cmd in "${CMDS[@]}"; do
 		{ n = split($1, w, /[ ,]+/); hit = 0
 		  for (i = 1; i <= n; i++) if (w[i] == c) hit = 1
 		  if ($1 == "Global options") hit = 1
-		  if (hit) print $2 }' <<<"$MAN_OPTS" | grep -vx -- '--version' | sort -u)
-	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" "$(printf '%s\n' "$got" | tr '\n' ' ')" \
+		  if (hit) print $2 }' <<<"$MAN_OPTS" | grep -vx -- '--version' |
+		sort -u)
+	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" \
+		"$(printf '%s\n' "$got" | tr '\n' ' ')" \
 		"options of '$cmd' in xdpong(8) OPTIONS"
 done
 
@@ -132,7 +138,8 @@ for cmd in "${CMDS[@]}"; do
 		COMP_CWORD=2
 		_xdpong
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$COMPLETION" "$cmd" | sort -u)
-	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" "$(printf '%s\n' "$offered" | tr '\n' ' ')" \
+	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" \
+		"$(printf '%s\n' "$offered" | tr '\n' ' ')" \
 		"completion of 'xdpong $cmd -'"
 done
 xdpt_pass

@@ -66,9 +66,17 @@ cp "$REPO/systemd/xdpong.conf.example" "$XDPT_TMP/etc/xdpong/xdpong.conf"
 
 # promtool is not in Debian's smaller packages; the Prometheus project's
 # own Python parser checks the same exposition format.
-PROMCHECK="/usr/bin/python3 -c 'import sys; from prometheus_client.parser import text_string_to_metric_families as p; n = sum(len(f.samples) for f in p(sys.stdin.read())); sys.exit(0 if n > 10 else 1)'"
+PROMCHECK="/usr/bin/python3 -c 'import sys; "
+PROMCHECK+="from prometheus_client.parser import text_string_to_metric_families as p; "
+PROMCHECK+="n = sum(len(f.samples) for f in p(sys.stdin.read())); "
+PROMCHECK+="sys.exit(0 if n > 10 else 1)'"
 
-ensure_detached() { X xdpong detach eth0 >/dev/null 2>&1; X xdpong detach veth-s >/dev/null 2>&1; return 0; }
+ensure_detached()
+{
+	X xdpong detach eth0 >/dev/null 2>&1
+	X xdpong detach veth-s >/dev/null 2>&1
+	return 0
+}
 ensure_attached()
 {
 	X xdpong status eth0 >/dev/null 2>&1 && return 0
@@ -76,7 +84,10 @@ ensure_attached()
 }
 
 # Traffic for the commands that wait for packets (trace --count N).
-pings_bg() { timeout 15 ip netns exec "$NS_PING" ping -q -i 0.1 -c 100 "$RESP4" >/dev/null 2>&1 & }
+pings_bg()
+{
+	timeout 15 ip netns exec "$NS_PING" ping -q -i 0.1 -c 100 "$RESP4" >/dev/null 2>&1 &
+}
 
 # route WHERE SECTION CMD: say which test runs a line that is not run
 # here, or fail. Prints the reason.
@@ -91,7 +102,8 @@ route()
 		;;
 	"$REPO/man/xdpong.8.rst:"*)
 		if [ "$2" = "SHARING AN INTERFACE" ]; then
-			echo "tests/netns/dispatcher.sh: xdp-filter, xdpong and xdp-loader on one veth, through nsenter"
+			echo "tests/netns/dispatcher.sh: xdp-filter, xdpong and xdp-loader" \
+				"on one veth, through nsenter"
 			return 0
 		fi
 		;;
@@ -101,9 +113,15 @@ route()
 	"make demo") echo "run below: tools/demo.sh" ;;
 	"make install" | "man xdpong") echo "tests/install/install.sh" ;;
 	"make deb"*) echo "tests/install/deb.sh" ;;
-	"apt install ./build/deb/"*) echo "tests/vm/systemd_6.1 and systemd_6.12 install it with apt in a systemd guest; tests/install/deb.sh with dpkg --root" ;;
+	"apt install ./build/deb/"*)
+		echo "tests/vm/systemd_6.1 and systemd_6.12 install it with apt in a systemd" \
+			"guest; tests/install/deb.sh with dpkg --root"
+		;;
 	"make vmtest"*) echo "tests/vm/linux_*.sh: the same matrix, one kernel each" ;;
-	systemctl* | journalctl* | "echo 'XDPONG_"*) echo "no systemd here (PID 1 is not systemd): tests/vm/systemd_6.1 and systemd_6.12 run the units under systemd in a guest" ;;
+	systemctl* | journalctl* | "echo 'XDPONG_"*)
+		echo "no systemd here (PID 1 is not systemd): tests/vm/systemd_6.1 and" \
+			"systemd_6.12 run the units under systemd in a guest"
+		;;
 	[0-9][0-9]:[0-9][0-9]:*) echo "sample output, not a command" ;;
 	*) return 1 ;;
 	esac
@@ -112,10 +130,12 @@ route()
 ran=0 routed=0
 while IFS=$'\t' read -r where sec cmd; do
 	case $cmd in
-	xdpong\ * | bpftool\ * | "ip netns exec client xdpong "* | "ip netns exec server xdpong "*) ;;
+	xdpong\ * | bpftool\ * | "ip netns exec client xdpong "* | \
+		"ip netns exec server xdpong "*) ;;
 	*)
 		why=$(route "$where" "$sec" "$cmd") ||
-			xdpt_fail "$where: documented command not run by any test: $cmd (run it in tests/docs/commands.sh or route it)"
+			xdpt_fail "$where: documented command not run by any test: $cmd" \
+				"(run it in tests/docs/commands.sh or route it)"
 		xdpt_log "$where: routed ($why): $cmd"
 		routed=$((routed + 1))
 		continue
@@ -153,11 +173,13 @@ while IFS=$'\t' read -r where sec cmd; do
 	timeout -s INT "$limit" nsenter "--net=/run/netns/$ns" bash -c "$run" \
 		>"$XDPT_TMP/out" 2>"$XDPT_TMP/err" </dev/null
 	rc=$?
-	if [ "$rc" = 124 ] && { [ "$verb" = run ] || [ "$verb" = trace ] || [ "$limit" = 3 ]; }; then
+	if [ "$rc" = 124 ] &&
+		{ [ "$verb" = run ] || [ "$verb" = trace ] || [ "$limit" = 3 ]; }; then
 		rc=0 # runs until interrupted: stopped by the timeout, as a user would
 	fi
 	if [ "$rc" != 0 ] || grep -Eq 'unknown option|invalid |usage:|Usage:' "$XDPT_TMP/err"; then
-		xdpt_fail "$where: '$cmd' exited $rc: $(cat "$XDPT_TMP/err") $(head -c 600 "$XDPT_TMP/out")"
+		xdpt_fail "$where: '$cmd' exited $rc: $(cat "$XDPT_TMP/err")" \
+			"$(head -c 600 "$XDPT_TMP/out")"
 	fi
 	xdpt_log "$where: ran: $cmd"
 	ran=$((ran + 1))

@@ -84,7 +84,8 @@ xdpt_ping_none "$NS_PING" -4 "$RESP4" 2
 
 xdpt_log "4. the man page renders without warnings and covers the CLI"
 # Its .TH carries the version make install writes for @VERSION@.
-xdpt_assert_match "^\.TH \"?XDPONG\"? 8 \"[^\"]*\" \"xdpong $version\" " "$(sed -n '/^\.TH /p' "$MAN")" \
+xdpt_assert_match "^\.TH \"?XDPONG\"? 8 \"[^\"]*\" \"xdpong $version\" " \
+	"$(sed -n '/^\.TH /p' "$MAN")" \
 	"the installed man page's version (tools/version.sh: $version)"
 xdpt_assert_no_match '@[A-Z]+@' "$(cat "$MAN")" "placeholders left in the man page"
 if ! command -v man >/dev/null 2>&1 || ! command -v groff >/dev/null 2>&1; then

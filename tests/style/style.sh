@@ -59,7 +59,7 @@ xdpt_log "4. LICENSE"
 [ -f LICENSE ] || xdpt_fail "no LICENSE file"
 grep -q 'GNU GENERAL PUBLIC LICENSE' LICENSE && grep -q 'Version 2, June 1991' LICENSE ||
 	xdpt_fail "LICENSE is not the GPL version 2 the SPDX tags name"
-tags=$(git grep -h -o 'SPDX-License-Identifier: [^ */]*' -- '*.c' '*.h' '*.sh' | sort -u)
+tags=$(git grep -h -o 'SPDX-License-Identifier[:] [^ */]*' -- '*.c' '*.h' '*.sh' | sort -u)
 [ "$(printf '%s\n' "$tags" | grep -vc 'GPL-2.0')" -eq 0 ] ||
 	xdpt_fail "SPDX tags other than GPL-2.0: $tags"
 xdpt_pass

@@ -104,7 +104,8 @@ apt_update()
 
 	main=$(system_mirror main)
 	[ -n "$main" ] ||
-		die "no Debian mirror in apt's configuration (set XDPONG_VM_MIRROR=http://.../debian)"
+		die "no Debian mirror in apt's configuration" \
+			"(set XDPONG_VM_MIRROR=http://.../debian)"
 	sec=$(system_mirror security)
 	mkdir -p "$st/lists/partial" "$st/cache/archives/partial" "$CACHE/debs/partial" || exit 1
 	: >"$st/status"

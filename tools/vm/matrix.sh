@@ -34,7 +34,9 @@ VERBOSE=0
 # proof), IPv4 and IPv6 answered in skb and native mode on veth and
 # virtio_net, jumbo frames, status, detach, takeover, run following
 # address changes, sharing the interface in libxdp's dispatcher.
-DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native netns/ping_virtio netns/ping_jumbo netns/status netns/detach netns/tx_failed netns/dispatcher cli/already_attached faults/addr_change"
+DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native netns/ping_virtio netns/ping_jumbo"
+DEFAULT_TESTS+=" netns/status netns/detach netns/tx_failed netns/dispatcher"
+DEFAULT_TESTS+=" cli/already_attached faults/addr_change"
 
 # tests/vm/ runs this from make test: XDPT_VM=0 turns the matrix off
 # there, for a quick run on the machine's own kernel only (CI keeps it).

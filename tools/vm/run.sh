@@ -92,7 +92,8 @@ kernel_dir()
 		# The running kernel, when it is installed the Debian way.
 		rel=$(uname -r)
 		[ -f "/boot/vmlinuz-$rel" ] && [ -d "/lib/modules/$rel" ] || {
-			echo "$PROG: --kernel host: no /boot/vmlinuz-$rel with /lib/modules/$rel" >&2
+			echo "$PROG: --kernel host: no /boot/vmlinuz-$rel" \
+				"with /lib/modules/$rel" >&2
 			return 1
 		}
 		mkdir -p "$TMP/host/lib" && ln -s "/boot/vmlinuz-$rel" "$TMP/host/vmlinuz" &&
@@ -244,7 +245,8 @@ main()
 	mkdir -p "$TMP/out"
 	build_initramfs "$kdir" "$release" "$TMP/initrd" || die "cannot build the initramfs"
 	read -r accel why < <(pick_accel "$kdir" "$TMP/initrd")
-	echo "vm: kernel $pkg $ver ($release), accel ${accel^^} ($why), ${CPUS} vCPU, ${MEM} MiB$([ "$NICS" -gt 0 ] && echo ", 2 virtio-net NICs")"
+	echo "vm: kernel $pkg $ver ($release), accel ${accel^^} ($why)," \
+		"${CPUS} vCPU, ${MEM} MiB$([ "$NICS" -gt 0 ] && echo ", 2 virtio-net NICs")"
 
 	t0=$EPOCHREALTIME
 	for ((tries = 0; tries < 5; tries++)); do
@@ -275,7 +277,10 @@ main()
 			! tr -d '\r' <"$TMP/console.log" | grep -qx XDPONG-VM-START; then
 			boot_retried=1
 			tr -d '\r' <"$TMP/console.log" >"$TMP/out/failed-boot-console.log"
-			echo "vm: the guest died before the command started (QEMU exit $rc); booting it again (its console: failed-boot-console.log in the logs). Last lines:" >&2
+			echo "vm: the guest died before the command started (QEMU exit $rc);" \
+				"booting it again (its console: failed-boot-console.log" \
+				"in the logs)." \
+				"Last lines:" >&2
 			tail -n 8 "$TMP/out/failed-boot-console.log" | sed 's/^/  | /' >&2
 			continue
 		fi
@@ -295,7 +300,8 @@ main()
 		return 124
 	fi
 	if ! tr -d '\r' <"$TMP/console.log" | grep -qx XDPONG-VM-START; then
-		echo "$PROG: guest ($release) failed to boot (QEMU exit $rc) after ${secs}s; last lines:" >&2
+		echo "$PROG: guest ($release) failed to boot (QEMU exit $rc) after ${secs}s;" \
+			"last lines:" >&2
 		cat "$TMP/qemu.err" >&2
 		tr -d '\r' <"$TMP/console.log" | tail -n 30 | sed 's/^/  | /' >&2
 		return 125
@@ -307,7 +313,8 @@ main()
 			tail -n 1)
 	fi
 	if [ -z "$rc" ]; then
-		echo "$PROG: guest ($release) ended without an exit code after ${secs}s; last lines:" >&2
+		echo "$PROG: guest ($release) ended without an exit code after ${secs}s;" \
+			"last lines:" >&2
 		cat "$TMP/qemu.err" >&2
 		tr -d '\r' <"$TMP/console.log" | tail -n 30 | sed 's/^/  | /' >&2
 		return 125

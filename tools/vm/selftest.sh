@@ -95,7 +95,7 @@ EOF
 #
 native_xdp_tx()
 {
-	local dev=$1 peer=$2 addr=$3 mac before after out
+	local dev=$1 peer=$2 addr=$3 mac before after out msg
 
 	mac=$(ip -n vmst-b -br link show dev "$dev" | awk '{ print $3 }')
 	if ! out=$(ip -n vmst-b link set dev "$dev" xdpdrv obj "$WORK/reflect.o" sec xdp 2>&1); then
@@ -110,7 +110,8 @@ native_xdp_tx()
 	ping -c 5 -i 0.2 -W 1 "$addr" >/dev/null 2>&1
 	after=$(cat "/sys/class/net/$peer/statistics/rx_packets")
 	if [ $((after - before)) -ge 5 ]; then
-		ok "native XDP_TX on virtio_net ($dev): $((after - before)) frames reflected to $peer"
+		msg="native XDP_TX on virtio_net ($dev): $((after - before)) frames"
+		ok "$msg reflected to $peer"
 	else
 		fail "native XDP_TX on virtio_net ($dev)" \
 			"$peer received $((after - before)) frames, not 5"

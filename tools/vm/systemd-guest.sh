@@ -119,7 +119,7 @@ mirror()
 #
 rootfs()
 {
-	local m sec key dir cpio t0 root opts
+	local m sec key dir cpio t0 root opts hook
 
 	command -v mmdebstrap >/dev/null 2>&1 ||
 		die "mmdebstrap missing: run tools/vm/deps.sh (as root)"
@@ -144,13 +144,16 @@ rootfs()
 		return
 	fi
 	t0=$SECONDS
-	echo "systemd-guest: building the Debian $SUITE root with systemd (once; cached as $cpio)" >&2
+	echo "systemd-guest: building the Debian $SUITE root with systemd" \
+		"(once; cached as $cpio)" >&2
 	root=$(mktemp -d "$dir/build.XXXXXX") || die "cannot make a build directory"
 	# The customize hook: the runtime libraries into apt's cache (not
 	# installed), the units a test guest does not need masked, a
 	# hostname, and no root password prompt anywhere (nothing logs in).
+	hook="chroot \"\$1\" sh -ec 'apt-get clean;"
+	hook+=" apt-get install -q -y --download-only ${RUNTIME_PACKAGES[*]} >/dev/null'"
 	if ! mmdebstrap --quiet "${opts[@]}" \
-		--customize-hook="chroot \"\$1\" sh -ec 'apt-get clean; apt-get install -q -y --download-only ${RUNTIME_PACKAGES[*]} >/dev/null'" \
+		--customize-hook="$hook" \
 		--customize-hook="chroot \"\$1\" systemctl mask -q ${MASKED_UNITS[*]}" \
 		--customize-hook='echo xdpong-guest >"$1/etc/hostname"' \
 		"$SUITE" "$root/tree" \
@@ -253,7 +256,7 @@ accel()
 
 main()
 {
-	local kdir release base accel ports rc t0 secs timed_out cpu kernel tailpid
+	local kdir release base accel ports rc t0 secs timed_out cpu kernel tailpid cmdline
 
 	parse_args "$@"
 	base=$(rootfs) || exit 125
@@ -276,16 +279,19 @@ main()
 	if [ "$accel" = kvm ]; then cpu=host; else cpu=max; fi
 	kernel=$kdir/vmlinuz
 	[ -f "$kdir/vmlinux" ] && kernel=$kdir/vmlinux
-	echo "systemd-guest: kernel $(sed -n 's/^package=//p' "$kdir/info") ($release), Debian $SUITE with systemd, accel ${accel^^}, 2 vCPU, $MEM MiB, 2 virtio-net NICs"
+	echo "systemd-guest: kernel $(sed -n 's/^package=//p' "$kdir/info") ($release)," \
+		"Debian $SUITE with systemd, accel ${accel^^}, 2 vCPU, $MEM MiB, 2 virtio-net NICs"
 	ports=$(free_ports) || die "no free UDP port pair on 127.0.0.1"
 	nic_args $ports
 	: >"$TMP/console.log"
 	: >"$TMP/output.log"
+	cmdline="console=ttyS0 rdinit=/sbin/init quiet panic=-1"
+	cmdline+=" systemd.show_status=false net.ifnames=0"
 	t0=$EPOCHREALTIME
 	"$QEMU" -machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m "$MEM" \
 		-nodefaults -no-user-config -display none -no-reboot -monitor none \
 		-kernel "$kernel" -initrd "$TMP/initrd" \
-		-append "console=ttyS0 rdinit=/sbin/init quiet panic=-1 systemd.show_status=false net.ifnames=0" \
+		-append "$cmdline" \
 		-serial "file:$TMP/console.log" -serial "file:$TMP/output.log" \
 		"${NIC_ARGS[@]}" \
 		</dev/null >"$TMP/qemu.err" 2>&1 &
@@ -294,7 +300,8 @@ main()
 		tail -n +1 -f --pid="$QPID" "$TMP/console.log" "$TMP/output.log" 2>/dev/null &
 	else
 		tail -n +1 -f --pid="$QPID" "$TMP/output.log" 2>/dev/null |
-			awk '{ sub(/\r$/, "") } /^XDPONG-VM-START$/ { on = 1; next } /^XDPONG-VM-RC=/ { on = 0; next } on { print; fflush() }' &
+			awk '{ sub(/\r$/, "") } /^XDPONG-VM-START$/ { on = 1; next }
+				/^XDPONG-VM-RC=/ { on = 0; next } on { print; fflush() }' &
 	fi
 	tailpid=$!
 	wait_guest "$TIMEOUT"
@@ -313,7 +320,8 @@ main()
 	fi
 	rc=$(tr -d '\r' <"$TMP/output.log" | sed -n 's/^XDPONG-VM-RC=\([0-9]*\)$/\1/p' | tail -n 1)
 	if [ -z "$rc" ]; then
-		echo "$PROG: guest ($release) ended without an exit code after ${secs}s (QEMU: $(head -c 300 "$TMP/qemu.err")); last console lines:" >&2
+		echo "$PROG: guest ($release) ended without an exit code after ${secs}s" \
+			"(QEMU: $(head -c 300 "$TMP/qemu.err")); last console lines:" >&2
 		tr -d '\r' <"$TMP/console.log" | tail -n 30 | sed 's/^/  | /' >&2
 		return 125
 	fi

@@ -26,7 +26,9 @@ ROOT=${TRIXIE_ROOT:-/var/cache/xdpong-trixie}
 # lintian, python3-docutils (rst2man: xdpong(8)), and systemd-dev
 # (systemd.pc, whose unit directory debian/rules
 # reads: in the systemd package on Debian 12).
-PKGS=make,gcc,libc6-dev,clang,llvm,pkg-config,libbpf-dev,libxdp-dev,libelf-dev,zlib1g-dev,libjson-c-dev,libsystemd-dev,libinih-dev,libmicrohttpd-dev,python3-docutils,bpftool,libclang-rt-dev,binutils,iproute2,build-essential,debhelper,dpkg-dev,lintian,systemd-dev
+PKGS=make,gcc,libc6-dev,clang,llvm,pkg-config,libbpf-dev,libxdp-dev,libelf-dev,zlib1g-dev
+PKGS+=,libjson-c-dev,libsystemd-dev,libinih-dev,libmicrohttpd-dev,python3-docutils,bpftool
+PKGS+=,libclang-rt-dev,binutils,iproute2,build-essential,debhelper,dpkg-dev,lintian,systemd-dev
 
 die()
 {
@@ -86,9 +88,13 @@ if [ -n "$missing" ]; then
 fi
 
 chroot "$ROOT" sh -ec '
-	echo "trixie-build: $(clang --version | head -n 1); libbpf $(pkg-config --modversion libbpf); libxdp $(pkg-config --modversion libxdp); $(bpftool version | head -n 1)"
+	echo "trixie-build: $(clang --version | head -n 1);" \
+		"libbpf $(pkg-config --modversion libbpf);" \
+		"libxdp $(pkg-config --modversion libxdp);" \
+		"$(bpftool version | head -n 1)"
 	cd /src
-	make -j2 all tests bench-build >/tmp/build.log 2>&1 || { tail -n 40 /tmp/build.log; exit 1; }
+	make -j2 all tests bench-build >/tmp/build.log 2>&1 ||
+		{ tail -n 40 /tmp/build.log; exit 1; }
 	! grep -n "warning:" /tmp/build.log || { echo "trixie-build: warnings above"; exit 1; }
 	build/tests/test_xdpong >/tmp/unit.log 2>&1 || { tail -n 30 /tmp/unit.log; exit 1; }
 	echo "trixie-build: unit tests: $(tail -n 1 /tmp/unit.log)"
@@ -96,7 +102,8 @@ chroot "$ROOT" sh -ec '
 	echo "trixie-build: run configuration read back by libxdp: $(tail -n 1 /tmp/chain.log)"
 	make --no-print-directory deb
 	lintian --version
-	lintian --fail-on error,warning --display-info --pedantic build/deb/xdpong_*_amd64.changes 2>/dev/null ||
+	lintian --fail-on error,warning --display-info --pedantic \
+		build/deb/xdpong_*_amd64.changes 2>/dev/null ||
 		{ echo "trixie-build: lintian failed"; exit 1; }
 '
 echo "trixie-build: ok"

@@ -41,7 +41,8 @@ tools/vm/systemd-guest.sh --kernel "$K" --payload "$payload" --timeout 1200 \
 	--logs "build/vm-logs/systemd-$K" -- ./suite.sh
 rc=$?
 if [ "$rc" -ne 0 ]; then
-	echo "logs: build/vm-logs/systemd-$K/ (console.log: the kernel and systemd; output.log: the suite)"
+	echo "logs: build/vm-logs/systemd-$K/ (console.log: the kernel and systemd;" \
+		"output.log: the suite)"
 	# The suite's verdict last, where a shortened report still shows it.
 	grep -a -E '^(FAIL|== )' "build/vm-logs/systemd-$K/output.log" 2>/dev/null | tail -n 2
 fi

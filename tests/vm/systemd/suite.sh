@@ -223,8 +223,10 @@ under_stream()
 	done
 	after=$(replied eth1) || fail "stats eth1 after $what"
 	[ "$((after - before))" -eq "$sent" ] ||
-		fail "replied counter grew by $((after - before)) across $what, expected $sent (before $before, after $after)"
-	echo "   $sent of $sent answered across $what ($runs pings of 250); replied $before -> $after"
+		fail "replied counter grew by $((after - before)) across $what, expected $sent" \
+			"(before $before, after $after)"
+	echo "   $sent of $sent answered across $what ($runs pings of 250);" \
+		"replied $before -> $after"
 }
 
 # The service is up again with a main pid other than $1, and answering.
@@ -330,7 +332,8 @@ echo "   $(systemctl status --no-pager xdpong@eth1 | grep '^ *Status:' | sed 's/
 unit=$(systemctl show -p FragmentPath --value xdpong@eth1)
 for d in "${SANDBOX[@]}"; do
 	grep -q "^$d=" "$unit" ||
-		fail "$unit lacks $d= (kept in SANDBOX here: drop it here too, with the reason in the unit)"
+		fail "$unit lacks $d= (kept in SANDBOX here: drop it here too," \
+			"with the reason in the unit)"
 done
 pid=$(prop xdpong@eth1 MainPID)
 grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$pid/status" || fail "NoNewPrivileges not in force"
@@ -415,7 +418,8 @@ squat()
 		} else {
 			socket(S, PF_INET, SOCK_STREAM, 0) or die "socket: $!";
 			setsockopt(S, SOL_SOCKET, SO_REUSEADDR, 1);
-			bind(S, pack_sockaddr_in($name, inet_aton("127.0.0.1"))) or die "bind $name: $!";
+			bind(S, pack_sockaddr_in($name, inet_aton("127.0.0.1")))
+				or die "bind $name: $!";
 		}
 		listen(S, 8) or die "listen: $!";
 		$| = 1; print "ready\n";
