@@ -116,7 +116,7 @@ static void targets_layout(struct bench_results *res, int l)
 	}
 }
 
-/* |median of a's ratios / median of b's - 1|: one figure, as a series. */
+/* 100 x |median of a's ratios / median of b's - 1| (%): one figure, as a series. */
 static void drift_series(const struct series *a1, const struct series *a2, const struct series *b1,
 			 const struct series *b2, struct series *out)
 {
@@ -126,7 +126,7 @@ static void drift_series(const struct series *a1, const struct series *a2, const
 	ratio_series(a1, a2, &ra);
 	ratio_series(b1, b2, &rb);
 	if (ra.n && rb.n)
-		series_add(out, fabs(series_median(&ra) / series_median(&rb) - 1));
+		series_add(out, 100 * fabs(series_median(&ra) / series_median(&rb) - 1));
 }
 
 /* Issue 28: the echo path near the bare reflector's, large echoes, and the
@@ -147,12 +147,12 @@ static void targets_cost_28(struct bench_results *res)
 		return;
 	drift_series(&e[COST_XDPONG_ECHO4], &e[COST_BARE_ECHO4], &c[COST_XDPONG_ECHO4],
 		     &c[COST_BARE_ECHO4], &s);
-	add_target(res, NULL, "echo/bare ratio, cost part last vs first: within 10%", &s, 0.1,
-		   false, "");
+	add_target(res, NULL, "echo/bare ratio, cost part last vs first: within 10%", &s, 10, false,
+		   "%");
 	drift_series(&e[COST_XDPONG_ECHO4], &e[COST_PASS_FLOOR], &c[COST_XDPONG_ECHO4],
 		     &c[COST_PASS_FLOOR], &s);
-	add_target(res, NULL, "echo/floor ratio, cost part last vs first: within 10%", &s, 0.1,
-		   false, "");
+	add_target(res, NULL, "echo/floor ratio, cost part last vs first: within 10%", &s, 10,
+		   false, "%");
 }
 
 /* The per-packet cost targets (BPF_PROG_TEST_RUN). */
