@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the tools (tools/tun) and the test programs (tests/) do alike
+ * What the tools (tools/tun, tools/bench) and the test programs (tests/) do alike
  * around their work: stop on a signal, answer --help and a bad option.
  */
 #ifndef XDPONG_LIB_CLI_H

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <bpf/libbpf.h>
+#include "cli.h"
 #include "driver.h"
 #include "util.h"
 #include "report.h"
@@ -379,13 +380,8 @@ static int args_parse(int argc, char **argv, struct bench_env *env, struct bench
  */
 static int bench_setup(struct bench_env *env, struct bench_results *res)
 {
-	struct sigaction sa = { .sa_handler = on_stop };
-
 	libbpf_set_print(libbpf_quiet);
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cli_stop_signals(on_stop);
 	/* A closed pipe (`| head`) must not kill us before the teardown. */
 	signal(SIGPIPE, SIG_IGN);
 	env->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
