@@ -6,6 +6,15 @@
  * kernel would discard is dropped, everything else is passed to the kernel
  * unchanged. Every packet is counted once, by reason (include/xdpong.h).
  */
+/*
+ * Packet headers are wire formats: their layout is fixed, so their fields
+ * need no CO-RE relocation. vmlinux.h marks every struct for one (each
+ * field read became three instructions, a relocated offset, a copy and an
+ * add); this turns that off. The one kernel struct read here, net_device
+ * in the tracepoint programs, goes through BPF_CORE_READ, which relocates
+ * explicitly.
+ */
+#define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>

@@ -46,8 +46,10 @@ static void usage(FILE *f)
 		"  --latency-sample N   N of the sampled latency row (default %d)\n"
 		"  --layout LIST        CPU layouts to run, comma-separated: one, two, mq\n"
 		"                       (one queue per CPU), both (one,two), all (default)\n"
-		"  --only cost|net|tput run only the test-run costs, the veth part, or\n"
-		"                       TCP throughput (iperf3) with and without XDP\n"
+		"  --only PART          run only PART: cost (the test-run costs), echo\n"
+		"                       (of those, the floor, the bare reflector and\n"
+		"                       xdpong's echo: a quick comparison), net (the\n"
+		"                       veth part) or tput (TCP throughput, iperf3)\n"
 		"  --xdpong PATH        the loader (default build/xdpong)\n"
 		"  --out DIR            data files and results.json (default build/bench)\n"
 		"  --id ID              suffix of namespace and interface names (digits)\n"
@@ -222,6 +224,7 @@ static void machine_info(struct bench_results *res)
 /* The command line, beyond what struct bench_env keeps. */
 struct bench_opts {
 	bool json, do_cost, do_net, do_tput;
+	bool cost_brief; /* --only echo: the echo ratios' three rows */
 	const char *out_dir, *hold_name;
 	int hold_s;
 };
@@ -272,14 +275,15 @@ static int layout_parse(const char *arg, unsigned int *layouts)
 	return *layouts ? 0 : fail("--layout: a list of one, two, mq, both, all");
 }
 
-/* --only cost|net|tput. 0 or -1 (said). */
+/* --only cost|echo|net|tput. 0 or -1 (said). */
 static int only_parse(const char *arg, struct bench_opts *o)
 {
-	o->do_cost = !strcmp(arg, "cost");
+	o->cost_brief = !strcmp(arg, "echo");
+	o->do_cost = o->cost_brief || !strcmp(arg, "cost");
 	o->do_net = !strcmp(arg, "net");
 	o->do_tput = !strcmp(arg, "tput");
 	if (!o->do_cost && !o->do_net && !o->do_tput)
-		return fail("--only cost|net|tput");
+		return fail("--only cost|echo|net|tput");
 	return 0;
 }
 
@@ -417,7 +421,7 @@ static int measure_all(struct bench_env *env, struct bench_results *res, const s
 	if (o->do_cost) {
 		say("cost per packet (BPF_PROG_TEST_RUN)");
 		/* Cheap, and the most exposed to other load: two more trials. */
-		if (cost_measure(env, env->trials + 2, false, &res->cost))
+		if (cost_measure(env, env->trials + 2, o->cost_brief, &res->cost))
 			return -1;
 		res->cost_done = true;
 	}
