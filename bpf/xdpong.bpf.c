@@ -958,7 +958,8 @@ static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
  * about 60 ns under kvm-clock, which at 1 in 64 added 1 ns to every echo
  * (cost bench); bounded by the tick, the reads cost at most HZ pairs a
  * second per CPU, whatever the rate, and below HZ * n echoes a second
- * every n-th is still timed. The tick is bpf_jiffies64(), an inlined load.
+ * every n-th is still timed. The tick is bpf_jiffies64(), an inlined load,
+ * read once per n echoes.
  * sample_countdown holds both (include/xdpong.h). Only echo requests
  * count down, so the traffic xdpong passes does not pay for it.
  */
@@ -981,8 +982,12 @@ static __always_inline __u64 latency_start(void)
 	tick = 0;
 	if (cfg_latency_sample > 1) {
 		tick = (__u32)bpf_jiffies64();
-		if (tick == state >> 32)
-			return 0; /* one timed in this tick: the next tick's turn */
+		if (tick == state >> 32) {
+			/* One was timed in this tick: look again n echoes on,
+			 * so that the tick is read once per n, not per echo. */
+			lat->sample_countdown = state | (cfg_latency_sample - 1);
+			return 0;
+		}
 	}
 	lat->sample_countdown = (__u64)tick << 32 | (cfg_latency_sample - 1);
 	return bpf_ktime_get_ns();
