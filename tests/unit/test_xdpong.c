@@ -66,9 +66,11 @@ enum inst {
 	GLOBAL, /* global limit 2 pps, burst 3 */
 	RATE_TUN,   /* the same two with TUN framing */
 	GLOBAL_TUN,
+	SAMPLE, /* Ethernet, latency sampled 1 in SAMPLE_N (the tick's bound) */
 	N_INST
 };
 
+#define SAMPLE_N 4
 #define RATE_PPS 2
 #define RATE_COST_NS 500000000ULL /* 1e9 / 2 pps */
 #define RATE_BURST 3
@@ -88,6 +90,7 @@ static struct instance insts[N_INST] = {
 	[GLOBAL] = { .name = "global" },
 	[RATE_TUN] = { .name = "rate-tun" },
 	[GLOBAL_TUN] = { .name = "global-tun" },
+	[SAMPLE] = { .name = "sample" },
 };
 
 static bool verbose;
@@ -968,6 +971,76 @@ static void test_rate_limits(enum inst rate, enum inst global)
 	rate_case(global, "v4 source D after one interval", 4, d, REASON(reply_echo4));
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Replies the SAMPLE instance answered and timed, -1 if the maps cannot be read. */
+static int sample_echoes(int n, long gap_ms, __u64 *timed)
+{
+	static const uint8_t src[4] = PEER4;
+	static uint8_t frame[MAX_FRAME], out[MAX_FRAME];
+	struct xdpong_latency before, after;
+	size_t len = build_from(SAMPLE, 4, src, frame);
+
+	if (read_latency(&insts[SAMPLE], &before))
+		return -1;
+	for (int k = 0; k < n; k++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
+			    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+
+		if (bpf_prog_test_run_opts(bpf_program__fd(insts[SAMPLE].xf.skel->progs.xdpong),
+					   &opts) ||
+		    opts.retval != XDP_TX)
+			return -1;
+		if (gap_ms)
+			sleep_ms(gap_ms);
+	}
+	if (read_latency(&insts[SAMPLE], &after))
+		return -1;
+	*timed = after.count - before.count;
+	return 0;
+}
+
+/*
+ * Latency sampling 1 in SAMPLE_N: below a timer tick's worth of echoes
+ * every SAMPLE_N-th is timed; faster, at most one per tick (and CPU).
+ * Ticks are 1 to 10 ms (HZ 100 to 1000): echoes 25 ms apart are in
+ * different ticks, and a burst of B ms spans at most B + 1 of them.
+ */
+static void test_latency_sampling(void)
+{
+	const char *slow = "sample: 8 echoes 25 ms apart, 1 in 4 timed";
+	const char *burst = "sample: 400 echoes at once, at most one timed per tick";
+	__u64 timed;
+	double t0, ms;
+
+	case_begin();
+	if (!insts[SAMPLE].xf.skel)
+		fail(slow, "not loaded");
+	else if (sample_echoes(8, 25, &timed))
+		fail(slow, "test run failed or not answered");
+	else if (timed != 8 / SAMPLE_N)
+		fail(slow, "%llu timed, want %d", (unsigned long long)timed, 8 / SAMPLE_N);
+	case_end(slow);
+
+	case_begin();
+	t0 = now_ms();
+	if (!insts[SAMPLE].xf.skel || sample_echoes(400, 0, &timed)) {
+		fail(burst, "test run failed or not answered");
+	} else {
+		ms = now_ms() - t0;
+		/* 1 in 4 alone times 100, in the 1 to 5 ms a burst takes. */
+		if (timed < 1 || timed > (__u64)ms + 1)
+			fail(burst, "%llu timed in %.1f ms", (unsigned long long)timed, ms);
+	}
+	case_end(burst);
+}
+
 /* The X-macro is in outcome order, matching XDPONG_R_FIRST_PASSED/DROPPED. */
 static void test_reason_order(void)
 {
@@ -1034,9 +1107,9 @@ static int setup_instance(enum inst i)
 	bool tun = i == TUN || i == RATE_TUN || i == GLOBAL_TUN;
 	int err;
 
-	in->sampled = i != NOMAC;
+	in->sampled = i != NOMAC && i != SAMPLE;
 	err = xf_open(&in->xf, tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH,
-		      i != NOMAC && !tun, in->sampled ? 1 : 0);
+		      i != NOMAC && !tun, in->sampled ? 1 : i == SAMPLE ? SAMPLE_N : 0);
 	if (err) {
 		fprintf(stderr, "%s: cannot open the skeleton: %s\n", in->name,
 			strerror(-err));
@@ -1154,6 +1227,7 @@ int main(int argc, char **argv)
 	sweep_payload(TUN, 6, 0);
 	test_rate_limits(RATE, GLOBAL);
 	test_rate_limits(RATE_TUN, GLOBAL_TUN);
+	test_latency_sampling();
 	/* Reasons only skipped cases reach. */
 	reason_unseen_ok[REASON(drop_rate_limited)] = !feature_have(FEAT_CMPXCHG);
 	reason_unseen_ok[REASON(drop_global_limited)] = !feature_have(FEAT_CMPXCHG);
