@@ -360,6 +360,10 @@ static void print_cost(FILE *f, const struct bench_results *res)
 			     &res->cost_end.ns[COST_BARE_ECHO4], &s);
 		fmt_series(b, sizeof(b), &s, 1, 2);
 		fprintf(f, "  %-42s %-24s %s x bare\n", cost_desc[COST_XDPONG_ECHO4], a, b);
+		fmt_series(a, sizeof(a), &res->cost_end.ns[COST_PASS_FLOOR], 1, 1);
+		fprintf(f, "  %-42s %-24s %d timing%s (until within 10%% of the first)\n",
+			cost_desc[COST_PASS_FLOOR], a, res->cost_end_tries,
+			res->cost_end_tries == 1 ? "" : "s");
 	}
 }
 
@@ -735,6 +739,8 @@ int print_json(FILE *f, const struct bench_results *res)
 				json_object_object_add(end, cost_name[i],
 						       json_series(&res->cost_end.ns[i], 1));
 		json_object_object_add(o, "cost_ns_last", end);
+		json_object_object_add(o, "cost_last_timings",
+				       json_object_new_int(res->cost_end_tries));
 	}
 	if (res->tput_done)
 		json_object_object_add(o, "tcp_throughput", json_tput(res));

@@ -53,6 +53,7 @@ struct bench_results {
 	bool cost_done;
 	struct cost_results cost_end; /* the echo ratios' figures, timed last */
 	bool cost_end_done;
+	int cost_end_tries; /* timings of them until the floor read as at first */
 	struct tput_results tput;
 	bool tput_done;
 	struct mq_results mq; /* mq.measured: done */
