@@ -452,11 +452,13 @@ static int cost_again(struct bench_env *env, struct bench_results *res)
 
 		if (d > 0) {
 			say("the floor reads %+.0f%% from the first cost part's: a slow phase; "
-			    "again in %d s", d, COST_END_WAIT_S);
+			    "again in %d s",
+			    d, COST_END_WAIT_S);
 			sleep(COST_END_WAIT_S);
 		} else if (d < 0) {
 			say("the floor reads %+.0f%% from the first cost part's: the first ran in "
-			    "a slow phase; timing it again", d);
+			    "a slow phase; timing it again",
+			    d);
 			if (cost_measure(env, env->trials + 2, false, &res->cost))
 				return -1;
 		}
