@@ -129,6 +129,18 @@ struct {
 	__type(value, struct xdpong_latency);
 } xdpong_latency SEC(".maps");
 
+/*
+ * The tick each CPU last timed an echo in (latency_start). Not pinned and
+ * not carried at a takeover, as xdpong_rlcpu: a new program's CPUs may
+ * time one echo sooner, never more than one a tick after that.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} xdpong_samptick SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, 1024);
@@ -958,38 +970,34 @@ static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
  * about 60 ns under kvm-clock, which at 1 in 64 added 1 ns to every echo
  * (cost bench); bounded by the tick, the reads cost at most HZ pairs a
  * second per CPU, whatever the rate, and below HZ * n echoes a second
- * every n-th is still timed. The tick is bpf_jiffies64(), an inlined load,
- * read once per n echoes.
- * sample_countdown holds both (include/xdpong.h). Only echo requests
- * count down, so the traffic xdpong passes does not pay for it.
+ * every n-th is still timed. The tick (bpf_jiffies64(), an inlined load)
+ * is read once per n echoes: where one was timed in this tick, the count
+ * starts again. Only echo requests count down, so the traffic xdpong
+ * passes does not pay for it.
  */
 static __always_inline __u64 latency_start(void)
 {
 	struct xdpong_latency *lat;
-	__u32 key = 0, tick;
-	__u64 state;
+	__u64 *last, tick;
+	__u32 key = 0;
 
 	if (!cfg_latency_sample || !XP_KEEP(XP_PART_LATENCY))
 		return 0;
 	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
 	if (!lat)
 		return 0;
-	state = lat->sample_countdown;
-	if ((__u32)state) {
-		lat->sample_countdown = state - 1;
+	if (lat->sample_countdown) {
+		lat->sample_countdown--;
 		return 0;
 	}
-	tick = 0;
+	lat->sample_countdown = cfg_latency_sample - 1;
 	if (cfg_latency_sample > 1) {
-		tick = (__u32)bpf_jiffies64();
-		if (tick == state >> 32) {
-			/* One was timed in this tick: look again n echoes on,
-			 * so that the tick is read once per n, not per echo. */
-			lat->sample_countdown = state | (cfg_latency_sample - 1);
+		last = bpf_map_lookup_elem(&xdpong_samptick, &key);
+		tick = bpf_jiffies64();
+		if (!last || *last == tick)
 			return 0;
-		}
+		*last = tick;
 	}
-	lat->sample_countdown = (__u64)tick << 32 | (cfg_latency_sample - 1);
 	return bpf_ktime_get_ns();
 }
 

@@ -85,9 +85,7 @@ struct xdpong_latency {
 	__u64 slots[XDPONG_LAT_SLOTS];
 	__u64 sum_ns;
 	__u64 count;
-	/* Sampling state, not a statistic: in the low 32 bits the echo
-	 * requests to skip before timing one; in the high 32, the low 32
-	 * bits of the tick (jiffies) the last one was timed in. */
+	/* Sampling state, not a statistic: replies to skip before timing one. */
 	__u64 sample_countdown;
 };
 
