@@ -986,7 +986,9 @@ static __always_inline __u64 latency_start(void)
 	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
 	if (!lat)
 		return 0;
-	if (lat->sample_countdown) {
+	/* A countdown of n or more was carried over from a program with a
+	 * larger n (a takeover): this one times now and counts its own. */
+	if (lat->sample_countdown && lat->sample_countdown < cfg_latency_sample) {
 		lat->sample_countdown--;
 		return 0;
 	}
