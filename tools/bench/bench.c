@@ -468,6 +468,8 @@ static int cost_again(struct bench_env *env, struct bench_results *res)
 		if (fabs(floor_drift_pct(res)) <= COST_FLOOR_PCT)
 			break;
 	}
+	if (bench_stop)
+		return -1;
 	res->cost_end_done = true;
 	return 0;
 }
