@@ -258,10 +258,12 @@ static const struct prom_family {
 	  "the count stands still.",
 	  .value = v_tx_counted },
 	{ "xdpong_service_time_seconds", "histogram",
-	  "Time from program entry to verdict for the replies that were timed (1 in sample_every).",
+	  "Time from program entry to verdict for the replies that were timed (1 in sample_every, "
+	  "at most one a timer tick per CPU).",
 	  .samples = s_service_time },
 	{ "xdpong_latency_sample_every", "gauge",
-	  "One reply in this many is timed for the histogram; 0 means timing is off.",
+	  "One reply in this many is timed for the histogram, and where it is more than 1 at most "
+	  "one a timer tick per CPU; 0 means timing is off.",
 	  .value = v_sample_every },
 	{ "xdpong_rate_limit_replies_per_second", "gauge",
 	  "Configured reply rate limit, per source (IPv4 /32, IPv6 /64) or global; 0 means no "

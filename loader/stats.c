@@ -14,7 +14,8 @@ static void print_histogram(const struct snapshot *s, __u32 sample_every)
 	int first = -1, last = -1;
 	__u64 max = 0;
 
-	printf("\nservice time of replies (1 packet in %u timed: %llu timed", sample_every,
+	printf("\nservice time of replies (1 packet in %u timed%s: %llu timed", sample_every,
+	       sample_every > 1 ? ", at most one a tick per CPU" : "",
 	       (unsigned long long)s->lat_count);
 	if (s->lat_count)
 		printf(", mean %.0f ns", (double)s->lat_sum_ns / s->lat_count);

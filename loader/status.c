@@ -257,8 +257,12 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 	else
 		printf("  pinned:  not visible here (pins made inside 'ip netns exec' vanish with "
 		       "it)\n");
-	printf("  latency: 1 packet in %u timed%s\n", ro->cfg_latency_sample,
-	       ro->cfg_latency_sample ? "" : " (off)");
+	if (ro->cfg_latency_sample > 1)
+		printf("  latency: 1 packet in %u timed, at most one a tick per CPU\n",
+		       ro->cfg_latency_sample);
+	else
+		printf("  latency: 1 packet in %u timed%s\n", ro->cfg_latency_sample,
+		       ro->cfg_latency_sample ? "" : " (off)");
 	tx_text(a, tx);
 	if (bss->trace_enabled)
 		printf("  trace:   on, %llu events lost (no reader? 'xdpong trace %s --off')\n",
