@@ -423,21 +423,10 @@ static int bench_setup(struct bench_env *env, struct bench_results *res)
  * run: the floor 1.9x, the bare reflector 1.5x, xdpong 1.9x), so a ratio
  * taken in one is not the ratio of a steady machine. Where the floor is
  * more than COST_FLOOR_PCT off its first reading, the parts are timed
- * again (cost_again), COST_END_TRIES times in all at most; the report says
- * how many it took.
+ * again (cost_again), COST_END_TRIES times in all at most (report.h); the
+ * report says how many it took.
  */
-#define COST_FLOOR_PCT 10.0
-#define COST_END_TRIES 6
 #define COST_END_WAIT_S 10
-
-/* 100 x (the floor in the last cost part / in the first - 1). */
-static double floor_drift_pct(const struct bench_results *res)
-{
-	double first = series_median(&res->cost.ns[COST_PASS_FLOOR]);
-	double last = series_median(&res->cost_end.ns[COST_PASS_FLOOR]);
-
-	return first > 0 ? 100 * (last / first - 1) : 0;
-}
 
 /*
  * The echo ratios again, at the speed of the first cost part. Where the
@@ -448,7 +437,7 @@ static double floor_drift_pct(const struct bench_results *res)
 static int cost_again(struct bench_env *env, struct bench_results *res)
 {
 	for (int t = 0; t < COST_END_TRIES && !bench_stop; t++) {
-		double d = t ? floor_drift_pct(res) : 0;
+		double d = t ? cost_floor_drift_pct(res) : 0;
 
 		if (d > 0) {
 			say("the floor reads %+.0f%% from the first cost part's: a slow phase; "
@@ -465,7 +454,7 @@ static int cost_again(struct bench_env *env, struct bench_results *res)
 		if (cost_measure(env, env->trials + 2, true, &res->cost_end))
 			return -1;
 		res->cost_end_tries = t + 1;
-		if (fabs(floor_drift_pct(res)) <= COST_FLOOR_PCT)
+		if (fabs(cost_floor_drift_pct(res)) <= COST_FLOOR_PCT)
 			break;
 	}
 	if (bench_stop)

@@ -46,6 +46,15 @@ struct target {
 	const char *unit;
 };
 
+/*
+ * The last cost part is compared with the first only where the XDP_PASS
+ * floor reads within COST_FLOOR_PCT of its first reading (the machine ran
+ * both at one speed); bench.c's cost_again times them again, at most
+ * COST_END_TRIES times, and report.c makes the floor's drift a target.
+ */
+#define COST_FLOOR_PCT 10.0
+#define COST_END_TRIES 6
+
 struct bench_results {
 	struct resp_result r[LAYOUT_N][NRESP];
 	bool layout_done[LAYOUT_N];
@@ -72,5 +81,8 @@ void print_table(FILE *f, const struct bench_results *res);
 int print_json(FILE *f, const struct bench_results *res);
 /* results.json, rates.dat, rtt.dat, meta.gp in dir: for the chart. */
 int write_results(const char *dir, const struct bench_results *res);
+
+/* 100 x (the floor in the last cost part / in the first - 1), signed. */
+double cost_floor_drift_pct(const struct bench_results *res);
 
 #endif /* XDPONG_BENCH_REPORT_H */
