@@ -1056,10 +1056,12 @@ static __always_inline __u32 ipv4_headers(const struct l3_frame *f, struct v4_re
 		reason = check_l2(f->eth);
 		if (reason)
 			return reason;
-		if (vihl != 0x45 && ip->version != 4)
-			return REASON(drop_bad_version);
-		if (vihl != 0x45 && ip->ihl < 5)
-			return REASON(drop_bad_ihl);
+		if (vihl != 0x45) {
+			if (ip->version != 4)
+				return REASON(drop_bad_version);
+			if (ip->ihl < 5)
+				return REASON(drop_bad_ihl);
+		}
 		if (tot < (vihl & 0xf) * 4)
 			return REASON(drop_bad_length);
 	}
@@ -1123,10 +1125,10 @@ static __always_inline __u32 ipv4_verify(const struct l3_frame *f, struct v4_req
 	/* Martian sources (RFC 1812 5.3.7), which the kernel drops, and the
 	 * reserved 240/4: each starts with 0, 127, or 0xe0 and above. */
 	if (XP_KEEP(XP_PART_CHECKS) && (s0 == 0 || s0 == 127 || s0 >= 0xe0)) {
-		if (s0 == 0 || s0 == 127 || (s0 & 0xf0) == 0xe0 || ip->saddr == 0xffffffff)
-			return REASON(drop_martian_src);
-		if ((s0 & 0xf0) == 0xf0)
+		/* 240/4 but 255.255.255.255 is reserved; the rest martian. */
+		if ((s0 & 0xf0) == 0xf0 && ip->saddr != 0xffffffff)
 			return REASON(pass_src_reserved);
+		return REASON(drop_martian_src);
 	}
 	if (XP_KEEP(XP_PART_ADDRS) && src4_is_own(q->own, ip->saddr))
 		return REASON(drop_martian_src);
