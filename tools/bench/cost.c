@@ -248,6 +248,21 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
 #define LIMITS_PPS 1000000000ULL
 
 /*
+ * The responder's MAC in xdpong's if_mac word, as the loader writes it for
+ * an Ethernet interface (cfg_check_mac set): the harnesses time the MAC
+ * check that every answered frame pays. Returns 0.
+ */
+static int own_mac(volatile __u64 *if_mac)
+{
+	static const __u8 mac[6] = MAC_RESPONDER;
+	__u64 word = 0;
+
+	memcpy(&word, mac, sizeof(mac));
+	*if_mac = word;
+	return 0;
+}
+
+/*
  * NAME_harness(h, latency_sample, limits): open, configure and load the
  * skeleton NAME (a build of xdpong_cost.bpf.c: the same maps, variables
  * and programs in each) into h. latency_sample < 0: the object's own
@@ -278,7 +293,8 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
 				       &x->rodata->cfg_global_batch,                               \
 				       &x->rodata->cfg_global_held_ns);                            \
 		}                                                                                  \
-		if (name##__load(x) ||                                                             \
+		x->rodata->cfg_check_mac = 1; /* as the loader sets it on Ethernet */              \
+		if (name##__load(x) || own_mac(&x->bss->if_mac) ||                                 \
 		    add_addresses(bpf_map__fd(x->maps.xdpong_addr4),                               \
 				  bpf_map__fd(x->maps.xdpong_addr6), &x->bss->own_addrs[0],        \
 				  &x->bss->own_addrs_cur)) {                                       \
@@ -434,7 +450,8 @@ static struct xdpong_bpf *load_object(int latency_sample)
 		return NULL;
 	if (latency_sample >= 0)
 		obj->rodata->cfg_latency_sample = latency_sample;
-	if (xdpong_bpf__load(obj) ||
+	obj->rodata->cfg_check_mac = 1;
+	if (xdpong_bpf__load(obj) || own_mac(&obj->bss->if_mac) ||
 	    add_addresses(bpf_map__fd(obj->maps.xdpong_addr4), bpf_map__fd(obj->maps.xdpong_addr6),
 			  &obj->bss->own_addrs[0], &obj->bss->own_addrs_cur)) {
 		xdpong_bpf__destroy(obj);
