@@ -943,11 +943,16 @@ static __always_inline __u32 check_l2(const struct ethhdr *eth)
 	if ((eth->h_dest[0] | eth->h_source[0]) & 1)
 		return REASON(pass_l2_group);
 	if (cfg_check_mac) {
-		__u64 dst = 0;
+		/* Two loads and two compares: the word's first 6 bytes as
+		 * stored, whatever the byte order (assembling the frame's
+		 * bytes into one word took a load and a shift per byte). */
+		__u64 mac = if_mac;
+		__u32 m4;
+		__u16 m2;
 
-		__builtin_memcpy(&dst, __builtin_assume_aligned(eth->h_dest, 4), 4);
-		__builtin_memcpy((__u8 *)&dst + 4, __builtin_assume_aligned(eth->h_dest + 4, 2), 2);
-		if (dst != if_mac)
+		__builtin_memcpy(&m4, &mac, 4);
+		__builtin_memcpy(&m2, (__u8 *)&mac + 4, 2);
+		if (ld32(eth->h_dest) != m4 || ld16(eth->h_dest + 4) != m2)
 			return REASON(pass_l2_other_host);
 	}
 	return 0;

@@ -417,6 +417,11 @@ static const struct fixture fixtures[] = {
 	  V4(.eth_dst = { 0x02, 0, 0, 0, 0, 0x00 }), REASON(pass_l2_other_host), SAME },
 	{ "v4 to MAC differing in the first byte", ETH,
 	  V4(.eth_dst = { 0x06, 0, 0, 0, 0, 0x01 }), REASON(pass_l2_other_host), SAME },
+	/* The check compares bytes 0-3 and 4-5 as two words: each side. */
+	{ "v4 to MAC differing in byte 3", ETH,
+	  V4(.eth_dst = { 0x02, 0, 0, 0x80, 0, 0x01 }), REASON(pass_l2_other_host), SAME },
+	{ "v4 to MAC differing in byte 4", ETH,
+	  V4(.eth_dst = { 0x02, 0, 0, 0, 0x01, 0x01 }), REASON(pass_l2_other_host), SAME },
 
 	/* pass_ip_options, pass_ipv6_ext */
 	{ "v4 router alert option", ETH,
