@@ -33,6 +33,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include "cli.h"
+#include "parse.h"
 #include "packet.h"
 
 #define BATCH 32
@@ -186,7 +187,8 @@ int main(int argc, char **argv)
 	struct pkt_spec spec;
 	struct in_addr src_first;
 	struct ifreq ifr = { 0 };
-	int opt, tx, rx = -1, one = 1;
+	unsigned long long payload_ull = 56;
+	int opt, tx, rx = -1, one = 1, bad = 0;
 
 	while ((opt = getopt(argc, argv, "i:d:m:s:n:t:c:r:l:w:qh")) != -1) {
 		switch (opt) {
@@ -203,22 +205,23 @@ int main(int argc, char **argv)
 			src_text = optarg;
 			break;
 		case 'n':
-			sources = strtoull(optarg, NULL, 10);
+			bad |= parse_u64(optarg, 1, 1ULL << 24, &sources);
 			break;
 		case 't':
-			seconds = strtod(optarg, NULL);
+			bad |= parse_seconds(optarg, 0.001, 3600, &seconds);
 			break;
 		case 'c':
-			count = strtoull(optarg, NULL, 10);
+			bad |= parse_u64(optarg, 0, ~0ULL, &count);
 			break;
 		case 'r':
-			rate = strtod(optarg, NULL);
+			bad |= parse_seconds(optarg, 0, 1e9, &rate); /* any decimal */
 			break;
 		case 'l':
-			payload = strtoul(optarg, NULL, 10);
+			bad |= parse_u64(optarg, 0, 1400, &payload_ull);
+			payload = payload_ull;
 			break;
 		case 'w':
-			wait_ms = strtod(optarg, NULL);
+			bad |= parse_seconds(optarg, 0, 60000, &wait_ms); /* any decimal */
 			break;
 		case 'q':
 			quiet_rx = true;
@@ -228,7 +231,7 @@ int main(int argc, char **argv)
 		}
 	}
 	pkt_spec_init(&spec, 4, PKT_FRAMING_ETH);
-	if (!ifname || !dst_text || !mac_text || !src_text || optind != argc ||
+	if (bad || !ifname || !dst_text || !mac_text || !src_text || optind != argc ||
 	    sources < 1 || sources > (1ULL << 24) || !(seconds > 0) ||
 	    payload > 1400 || parse_mac(mac_text, spec.eth_dst) ||
 	    inet_pton(AF_INET, dst_text, spec.ip4_dst) != 1 ||

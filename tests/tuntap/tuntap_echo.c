@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "parse.h"
 #include "xdpong_names.h"
 #include "hex.h"
 #include "tun.h"
@@ -678,6 +679,7 @@ int main(int argc, char **argv)
 	};
 	char name[IFNAMSIZ];
 	bool have4 = false, have6 = false, compare = false;
+	unsigned long long num;
 	int c, fd, ret;
 
 	parse_addr("203.0.113.7", 4, &o.peer4);
@@ -718,24 +720,32 @@ int main(int argc, char **argv)
 			o.verify = optarg;
 			break;
 		case 'r':
-			o.rtt_count = atoi(optarg);
-			if (o.rtt_count < 1 || o.rtt_count > 100000)
+			if (parse_u64(optarg, 1, 100000, &num))
 				return 2;
+			o.rtt_count = (int)num;
 			break;
 		case 'i':
-			o.rtt_interval_ms = atoi(optarg);
+			if (parse_u64(optarg, 0, 60000, &num))
+				return 2;
+			o.rtt_interval_ms = (int)num;
 			break;
 		case 'f':
-			o.rtt_family = atoi(optarg) == 6 ? 6 : 4;
+			if (strcmp(optarg, "4") && strcmp(optarg, "6"))
+				return 2;
+			o.rtt_family = optarg[0] - '0';
 			break;
 		case 'c':
 			compare = true;
 			break;
 		case 'n':
-			o.compare_frames = strtoul(optarg, NULL, 10);
+			if (parse_u64(optarg, 0, 1000000000, &num))
+				return 2;
+			o.compare_frames = num;
 			break;
 		case 'S':
-			o.seed = strtoul(optarg, NULL, 10);
+			if (parse_u64(optarg, 0, ~0UL, &num))
+				return 2;
+			o.seed = num;
 			break;
 		case 'v':
 			o.verbose++;
