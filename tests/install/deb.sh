@@ -72,9 +72,15 @@ for lib in libbpf1 libxdp1 libjson-c5 libsystemd0 libinih1 libmicrohttpd12 libc6
 	xdpt_assert_match "(^|, )$lib(t64)?( |,|$)" "$depends" "Depends names $lib"
 done
 
-# Every file (not directory), with its mode and owner.
-dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ { print $1, $2, $6 }' | sort -k3 >"$XDPT_TMP/files"
+# Every file (not directory), with its mode and owner. The docs/ pages
+# README.md links to come along, each compressed or not by its size
+# (dh_compress: over 4 KiB): the .gz is dropped from their names here.
+dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ { print $1, $2, $6 }' |
+	sed 's|^\(.* \./usr/share/doc/xdpong/docs/.*\)\.gz$|\1|' | sort -k3 >"$XDPT_TMP/files"
 {
+	for f in docs/*; do
+		echo "-rw-r--r-- root/root ./usr/share/doc/xdpong/$f"
+	done
 	echo "-rw-r--r-- root/root ./etc/default/xdpong"
 	echo "-rw-r--r-- root/root ./etc/xdpong/xdpong.conf"
 	echo "-rw-r--r-- root/root .$UNITDIR/xdpong.service"
