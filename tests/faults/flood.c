@@ -231,9 +231,9 @@ int main(int argc, char **argv)
 		}
 	}
 	pkt_spec_init(&spec, 4, PKT_FRAMING_ETH);
+	/* The numbers' ranges are parse_u64's and parse_seconds' (above). */
 	if (bad || !ifname || !dst_text || !mac_text || !src_text || optind != argc ||
-	    sources < 1 || sources > (1ULL << 24) || !(seconds > 0) ||
-	    payload > 1400 || parse_mac(mac_text, spec.eth_dst) ||
+	    parse_mac(mac_text, spec.eth_dst) ||
 	    inet_pton(AF_INET, dst_text, spec.ip4_dst) != 1 ||
 	    inet_pton(AF_INET, src_text, &src_first) != 1) {
 		usage(stderr);

@@ -248,18 +248,17 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
 #define LIMITS_PPS 1000000000ULL
 
 /*
- * The responder's MAC in xdpong's if_mac word, as the loader writes it for
- * an Ethernet interface (cfg_check_mac set): the harnesses time the MAC
- * check that every answered frame pays. Returns 0.
+ * The responder's MAC in xdpong's if_mac word, written once loaded, as the
+ * loader writes it for an Ethernet interface (cfg_check_mac set): the
+ * harnesses time the MAC check that every answered frame pays.
  */
-static int own_mac(volatile __u64 *if_mac)
+static void own_mac(__u64 *if_mac)
 {
 	static const __u8 mac[6] = MAC_RESPONDER;
 	__u64 word = 0;
 
 	memcpy(&word, mac, sizeof(mac));
 	*if_mac = word;
-	return 0;
 }
 
 /*
@@ -294,13 +293,14 @@ static int own_mac(volatile __u64 *if_mac)
 				       &x->rodata->cfg_global_held_ns);                            \
 		}                                                                                  \
 		x->rodata->cfg_check_mac = 1; /* as the loader sets it on Ethernet */              \
-		if (name##__load(x) || own_mac(&x->bss->if_mac) ||                                 \
+		if (name##__load(x) ||                                                             \
 		    add_addresses(bpf_map__fd(x->maps.xdpong_addr4),                               \
 				  bpf_map__fd(x->maps.xdpong_addr6), &x->bss->own_addrs[0],        \
 				  &x->bss->own_addrs_cur)) {                                       \
 			name##__destroy(x);                                                        \
 			return fail("cannot load the cost harness %s", #name);                     \
 		}                                                                                  \
+		own_mac(&x->bss->if_mac);                                                          \
 		*h = (struct harness){ .skel = x,                                                  \
 				       .destroy = name##_destroy,                                  \
 				       .prog_fd = bpf_program__fd(x->progs.bench_xdpong_cost_k),   \
@@ -451,12 +451,13 @@ static struct xdpong_bpf *load_object(int latency_sample)
 	if (latency_sample >= 0)
 		obj->rodata->cfg_latency_sample = latency_sample;
 	obj->rodata->cfg_check_mac = 1;
-	if (xdpong_bpf__load(obj) || own_mac(&obj->bss->if_mac) ||
+	if (xdpong_bpf__load(obj) ||
 	    add_addresses(bpf_map__fd(obj->maps.xdpong_addr4), bpf_map__fd(obj->maps.xdpong_addr6),
 			  &obj->bss->own_addrs[0], &obj->bss->own_addrs_cur)) {
 		xdpong_bpf__destroy(obj);
 		return NULL;
 	}
+	own_mac(&obj->bss->if_mac);
 	return obj;
 }
 
