@@ -969,36 +969,33 @@ static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
 }
 
 /*
- * Latency sampling, 1 echo request in cfg_latency_sample and, where that
- * is more than 1, at most one per timer tick on each CPU: the clock read
- * if this one is timed, else 0. A timed packet reads the clock twice,
- * about 60 ns under kvm-clock, which at 1 in 64 added 1 ns to every echo
- * (cost bench); bounded by the tick, the reads cost at most HZ pairs a
+ * Latency sampling, 1 reply in n = cfg_latency_sample and, where n is
+ * more than 1, at most one per timer tick on each CPU: the clock read if
+ * this echo request is timed, else 0. The request that finds this CPU's
+ * count of replies of its family (`replied`, a counter the program keeps
+ * anyway) at a multiple of n is timed; where it is not answered, the count
+ * has not moved and the next request is. So no per-packet state of its
+ * own: a countdown in the latency map cost a lookup, a load and a store on
+ * every echo, about 0.6 ns of 18 (cost bench). A timed packet reads the
+ * clock twice, about 60 ns under kvm-clock, which at 1 in 64 added 1 ns
+ * to every echo; bounded by the tick, the reads cost at most HZ pairs a
  * second per CPU, whatever the rate, and below HZ * n echoes a second
- * every n-th is still timed. The tick (bpf_jiffies64(), an inlined load)
- * is read once per n echoes: where one was timed in this tick, the count
- * starts again. Only echo requests count down, so the traffic xdpong
- * passes does not pay for it.
+ * every n-th reply is still timed. The tick (bpf_jiffies64(), an inlined
+ * load) is read only by the request the count picks. n is frozen rodata:
+ * the verifier keeps the mask or the division, never both.
  */
-static __always_inline __u64 latency_start(void)
+static __always_inline __u64 latency_start(const __u64 *counters, __u32 replied)
 {
-	struct xdpong_latency *lat;
-	__u64 *last, tick;
+	const __u32 n = cfg_latency_sample;
+	__u64 *last, tick, done;
 	__u32 key = 0;
 
-	if (!cfg_latency_sample || !XP_KEEP(XP_PART_LATENCY))
+	if (!n || !XP_KEEP(XP_PART_LATENCY))
 		return 0;
-	lat = bpf_map_lookup_elem(&xdpong_latency, &key);
-	if (!lat)
-		return 0;
-	/* A countdown of n or more was carried over from a program with a
-	 * larger n (a takeover): this one times now and counts its own. */
-	if (lat->sample_countdown && lat->sample_countdown < cfg_latency_sample) {
-		lat->sample_countdown--;
-		return 0;
-	}
-	lat->sample_countdown = cfg_latency_sample - 1;
-	if (cfg_latency_sample > 1) {
+	if (n > 1) {
+		done = counters ? counters[replied] : 0;
+		if (!(n & (n - 1)) ? (done & (n - 1)) : (done % n))
+			return 0;
 		last = bpf_map_lookup_elem(&xdpong_samptick, &key);
 		tick = bpf_jiffies64();
 		if (!last || *last == tick)
@@ -1012,12 +1009,13 @@ static __always_inline __u64 latency_start(void)
  * two families' handlers start from. */
 struct l3_frame {
 	struct xdp_md *ctx;
-	struct ethhdr *eth; /* NULL: IP framing (TUN), no link header */
-	__u32 l3_off;       /* bytes before the IP header */
-	__u32 l3_len;       /* bytes from the IP header on, fragments included */
-	void *l3;           /* the IP header */
-	void *end;          /* the first buffer's end */
-	__u64 *t0;          /* set when the packet is timed */
+	struct ethhdr *eth;    /* NULL: IP framing (TUN), no link header */
+	__u32 l3_off;          /* bytes before the IP header */
+	__u32 l3_len;          /* bytes from the IP header on, fragments included */
+	void *l3;              /* the IP header */
+	void *end;             /* the first buffer's end */
+	__u64 *t0;             /* set when the packet is timed */
+	const __u64 *counters; /* this CPU's reason counters, NULL if none */
 };
 
 /*
@@ -1195,7 +1193,7 @@ static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 	if (reason != XP_GO_ON)
 		return reason;
 	/* An echo request to us: from here on, the work answering it takes. */
-	*f->t0 = latency_start();
+	*f->t0 = latency_start(f->counters, REASON(reply_echo4));
 	reason = ipv4_verify(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;
@@ -1286,7 +1284,7 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 		return REASON(pass_not_echo);
 
 	/* An echo request to us: from here on, the work answering it takes. */
-	*t0 = latency_start();
+	*t0 = latency_start(f->counters, REASON(reply_echo6));
 	if (ipv6_is_martian_src(&ip6->saddr))
 		return REASON(drop_martian_src);
 	if (plen > XDPONG_MAX_ICMP_LEN)
@@ -1309,7 +1307,7 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 	return ipv6_reply(ip6, icmp6);
 }
 
-static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
+static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0, const __u64 *counters)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
@@ -1328,6 +1326,7 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 			.end = end,
 			.l3_len = len,
 			.t0 = t0,
+			.counters = counters,
 		};
 		if ((*(__u8 *)data >> 4) == 6)
 			return handle_ipv6(&f);
@@ -1342,7 +1341,8 @@ static __always_inline __u32 handle_frame(struct xdp_md *ctx, __u64 *t0)
 			       .l3 = eth + 1,
 			       .end = end,
 			       .l3_len = len - sizeof(*eth),
-			       .t0 = t0 };
+			       .t0 = t0,
+			       .counters = counters };
 	if (eth->h_proto == bpf_htons(XP_ETH_P_IP))
 		reason = handle_ipv4(&f);
 	else if (eth->h_proto == bpf_htons(XP_ETH_P_IPV6))
@@ -1492,10 +1492,10 @@ int xdpong(struct xdp_md *ctx)
 	if (XP_KEEP(XP_PART_GEN) && stood_down())
 		return XDP_PASS;
 	carry_maps_own();
-	reason = handle_frame(ctx, &t0);
+	counters = XP_KEEP(XP_PART_COUNTERS) ? bpf_map_lookup_elem(&xdpong_stats, &key) : NULL;
+	reason = handle_frame(ctx, &t0, counters);
 
 	/* The one exit: every packet is counted exactly once. */
-	counters = XP_KEEP(XP_PART_COUNTERS) ? bpf_map_lookup_elem(&xdpong_stats, &key) : NULL;
 	if (counters) {
 		/* The bound (it cannot be exceeded) is checked on the very
 		 * register that indexes: checked before the lookup, clang 14

@@ -85,7 +85,10 @@ struct xdpong_latency {
 	__u64 slots[XDPONG_LAT_SLOTS];
 	__u64 sum_ns;
 	__u64 count;
-	/* Sampling state, not a statistic: replies to skip before timing one. */
+	/* Not a statistic, and no longer written: the sampling countdown of
+	 * earlier versions, which the reply counters replaced. Kept
+	 * so that the value's layout, which a takeover carries from one
+	 * version to the next, stays the same. */
 	__u64 sample_countdown;
 };
 

@@ -1048,6 +1048,90 @@ static void test_latency_sampling(void)
 	case_end(burst);
 }
 
+/* One frame through the SAMPLE instance: -1 unless its verdict is want;
+ * *timed: whether the latency histogram counted it. */
+static int sample_one(const uint8_t *frame, size_t len, __u32 want, bool *timed)
+{
+	static uint8_t out[MAX_FRAME];
+	struct xdpong_latency before, after;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+
+	if (read_latency(&insts[SAMPLE], &before) ||
+	    bpf_prog_test_run_opts(bpf_program__fd(insts[SAMPLE].xf.skel->progs.xdpong), &opts) ||
+	    opts.retval != want || read_latency(&insts[SAMPLE], &after))
+		return -1;
+	*timed = after.count != before.count;
+	return 0;
+}
+
+/*
+ * Sampling follows the replies: the request that finds the CPU's count of
+ * IPv4 replies at a multiple of SAMPLE_N is timed. Where that request is
+ * dropped (a bad checksum), the count has not moved, so the next one is
+ * timed, and then the SAMPLE_N-th after it. Requests 25 ms apart, each in
+ * a tick of its own. The fixture keeps this process on one CPU.
+ */
+static void test_latency_handoff(void)
+{
+	const char *name = "sample: a timed request that is dropped hands the timing to the next";
+	static const uint8_t src[4] = PEER4;
+	static uint8_t good[MAX_FRAME], bad[MAX_FRAME];
+	size_t good_len = build_from(SAMPLE, 4, src, good), bad_len;
+	__u64 c[XDPONG_R_MAX];
+	struct pkt_spec s;
+	bool timed;
+	int k;
+
+	pkt_spec_init(&s, 4, insts[SAMPLE].xf.ref.framing);
+	memcpy(s.ip4_src, src, 4);
+	s.icmp_csum_delta = 1;
+	bad_len = pkt_build(&s, bad, MAX_FRAME);
+
+	case_begin();
+	if (!insts[SAMPLE].xf.skel) {
+		fail(name, "not loaded");
+		goto out;
+	}
+	/* Up to the next multiple: at most SAMPLE_N - 1 replies. */
+	for (k = 0; k < SAMPLE_N; k++) {
+		if (read_counters(&insts[SAMPLE], c)) {
+			fail(name, "cannot read the counters");
+			goto out;
+		}
+		if (c[REASON(reply_echo4)] % SAMPLE_N == 0)
+			break;
+		sleep_ms(25);
+		if (sample_one(good, good_len, XDP_TX, &timed)) {
+			fail(name, "echo not answered");
+			goto out;
+		}
+	}
+	sleep_ms(25);
+	if (sample_one(bad, bad_len, XDP_DROP, &timed) || timed) {
+		fail(name, "bad checksum: not dropped, or timed");
+		goto out;
+	}
+	for (k = 0; k <= SAMPLE_N; k++) {
+		/* The first is timed (the count did not move), then the
+		 * SAMPLE_N-th after it; none between. */
+		bool want = k == 0 || k == SAMPLE_N;
+
+		sleep_ms(25);
+		if (sample_one(good, good_len, XDP_TX, &timed)) {
+			fail(name, "echo %d after the drop not answered", k + 1);
+			goto out;
+		}
+		if (timed != want) {
+			fail(name, "echo %d after the drop %s, want %s", k + 1,
+			     timed ? "timed" : "not timed", want ? "timed" : "not timed");
+			goto out;
+		}
+	}
+out:
+	case_end(name);
+}
+
 /* The X-macro is in outcome order, matching XDPONG_R_FIRST_PASSED/DROPPED. */
 static void test_reason_order(void)
 {
@@ -1235,6 +1319,7 @@ int main(int argc, char **argv)
 	test_rate_limits(RATE, GLOBAL);
 	test_rate_limits(RATE_TUN, GLOBAL_TUN);
 	test_latency_sampling();
+	test_latency_handoff();
 	/* Reasons only skipped cases reach. */
 	reason_unseen_ok[REASON(drop_rate_limited)] = !feature_have(FEAT_CMPXCHG);
 	reason_unseen_ok[REASON(drop_global_limited)] = !feature_have(FEAT_CMPXCHG);
