@@ -43,8 +43,8 @@ const struct opt_def opt_table[] = {
 		  "(default 50; xdp-filter runs at 10)" },
 	{ .name = "latency-sample", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
 	  .config = CFG_ANY, OPT_FIELD(latency_sample), .min = 0, .max = 1U << 30,
-	  .help = "time 1 packet in N for the latency histogram, at most\n"
-		  "one a tick per CPU (default 64; 1: every packet; 0: off)" },
+	  .help = "time 1 reply in N for the latency histogram, at most\n"
+		  "one a tick per CPU (default 64; 1: every reply; 0: off)" },
 	{ .name = "rate-limit", .arg = ARG_RATE, .metavar = "PPS[:BURST]", .cmds = ATTACH_RUN,
 	  .config = CFG_ANY, OPT_FIELD(rate_pps), OPT_FIELD2(rate_burst),
 	  .help = "at most PPS replies/s per source (IPv4 /32,\n"
