@@ -974,7 +974,11 @@ static __always_inline __u32 headers_cut(struct xdp_md *ctx, __u32 need)
  * this echo request is timed, else 0. The request that finds this CPU's
  * count of replies of its family (`replied`, a counter the program keeps
  * anyway) at a multiple of n is timed; where it is not answered, the count
- * has not moved and the next request is. So no per-packet state of its
+ * has not moved and the next request is, if it comes in a later tick: a
+ * timed request takes its tick, answered or not, so that a stream of
+ * requests that are never answered (bad checksums), each of which finds
+ * the count at the multiple, reads the tick every time but the clock at
+ * most once a tick. No per-packet state of its
  * own: a countdown in the latency map cost a lookup, a load and a store on
  * every echo (timing 1 in 64 read 1.07x the program time of timing off;
  * 1.00x to 1.03x without it, cost bench). A timed packet reads the
@@ -994,6 +998,8 @@ static __always_inline __u64 latency_start(const __u64 *counters, __u32 replied)
 	if (!n || !XP_KEEP(XP_PART_LATENCY))
 		return 0;
 	if (n > 1) {
+		/* No counters (only a cost-bench build leaves them out):
+		 * every request is a candidate, and the tick bounds it. */
 		done = counters ? counters[replied] : 0;
 		if (!(n & (n - 1)) ? (done & (n - 1)) : (done % n))
 			return 0;

@@ -67,10 +67,12 @@ enum inst {
 	RATE_TUN,   /* the same two with TUN framing */
 	GLOBAL_TUN,
 	SAMPLE, /* Ethernet, latency sampled 1 in SAMPLE_N (the tick's bound) */
+	SAMPLE3, /* the same, 1 in SAMPLE3_N: not a power of two, a division */
 	N_INST
 };
 
 #define SAMPLE_N 4
+#define SAMPLE3_N 3
 #define RATE_PPS 2
 #define RATE_COST_NS 500000000ULL /* 1e9 / 2 pps */
 #define RATE_BURST 3
@@ -91,6 +93,7 @@ static struct instance insts[N_INST] = {
 	[RATE_TUN] = { .name = "rate-tun" },
 	[GLOBAL_TUN] = { .name = "global-tun" },
 	[SAMPLE] = { .name = "sample" },
+	[SAMPLE3] = { .name = "sample-3" },
 };
 
 static bool verbose;
@@ -1048,86 +1051,104 @@ static void test_latency_sampling(void)
 	case_end(burst);
 }
 
-/* One frame through the SAMPLE instance: -1 unless its verdict is want;
- * *timed: whether the latency histogram counted it. */
-static int sample_one(const uint8_t *frame, size_t len, __u32 want, bool *timed)
+/* One frame through instance i: -1 unless its verdict is want; *timed:
+ * whether the latency histogram counted it. */
+static int sample_one(enum inst i, const uint8_t *frame, size_t len, __u32 want, bool *timed)
 {
 	static uint8_t out[MAX_FRAME];
 	struct xdpong_latency before, after;
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
 		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
 
-	if (read_latency(&insts[SAMPLE], &before) ||
-	    bpf_prog_test_run_opts(bpf_program__fd(insts[SAMPLE].xf.skel->progs.xdpong), &opts) ||
-	    opts.retval != want || read_latency(&insts[SAMPLE], &after))
+	if (read_latency(&insts[i], &before) ||
+	    bpf_prog_test_run_opts(bpf_program__fd(insts[i].xf.skel->progs.xdpong), &opts) ||
+	    opts.retval != want || read_latency(&insts[i], &after))
 		return -1;
 	*timed = after.count != before.count;
 	return 0;
 }
 
-/*
- * Sampling follows the replies: the request that finds the CPU's count of
- * IPv4 replies at a multiple of SAMPLE_N is timed. Where that request is
- * dropped (a bad checksum), the count has not moved, so the next one is
- * timed, and then the SAMPLE_N-th after it. Requests 25 ms apart, each in
- * a tick of its own. The fixture keeps this process on one CPU.
- */
-static void test_latency_handoff(void)
+/* An answered echo through instance i, sampled 1 in n, and its check: it
+ * is timed exactly when it finds the count of IPv4 replies at a multiple
+ * of n. 0, or -1 with the failure reported. */
+static int sample_check(const char *name, enum inst i, int n, const uint8_t *frame, size_t len)
 {
-	const char *name = "sample: a timed request that is dropped hands the timing to the next";
+	__u64 c[XDPONG_R_MAX];
+	bool timed, want;
+
+	if (read_counters(&insts[i], c)) {
+		fail(name, "cannot read the counters");
+		return -1;
+	}
+	want = c[REASON(reply_echo4)] % n == 0;
+	sleep_ms(25);
+	if (sample_one(i, frame, len, XDP_TX, &timed)) {
+		fail(name, "echo not answered");
+		return -1;
+	}
+	if (timed != want) {
+		fail(name, "the echo after %llu replies %s, want %s",
+		     (unsigned long long)c[REASON(reply_echo4)], timed ? "timed" : "not timed",
+		     want ? "timed" : "not timed");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Sampling follows the replies: an answered request is timed exactly when
+ * it finds the CPU's count of IPv4 replies at a multiple of n, whatever
+ * came before. Where the request at a multiple is dropped (a bad
+ * checksum), the count has not moved, so the next one is timed. Requests
+ * 25 ms apart, each in a tick of its own (the tick's bound is the burst
+ * case's). The fixture keeps this process on one CPU. A countdown fails
+ * here whatever its phase: out of step with the count, on the way to the
+ * multiple; in step, after the drop, which it counts and the count does
+ * not. n = 4 takes the mask, 3 the division.
+ */
+static void test_latency_handoff(enum inst i, int n)
+{
 	static const uint8_t src[4] = PEER4;
 	static uint8_t good[MAX_FRAME], bad[MAX_FRAME];
-	size_t good_len = build_from(SAMPLE, 4, src, good), bad_len;
+	size_t good_len = build_from(i, 4, src, good), bad_len;
 	__u64 c[XDPONG_R_MAX];
 	struct pkt_spec s;
+	char name[128];
 	bool timed;
 	int k;
 
-	pkt_spec_init(&s, 4, insts[SAMPLE].xf.ref.framing);
+	snprintf(name, sizeof(name), "%s: 1 in %d timed by the reply count; a drop hands it on",
+		 insts[i].name, n);
+	pkt_spec_init(&s, 4, insts[i].xf.ref.framing);
 	memcpy(s.ip4_src, src, 4);
 	s.icmp_csum_delta = 1;
 	bad_len = pkt_build(&s, bad, MAX_FRAME);
 
 	case_begin();
-	if (!insts[SAMPLE].xf.skel) {
+	if (!insts[i].xf.skel) {
 		fail(name, "not loaded");
 		goto out;
 	}
-	/* Up to the next multiple: at most SAMPLE_N - 1 replies. */
-	for (k = 0; k < SAMPLE_N; k++) {
-		if (read_counters(&insts[SAMPLE], c)) {
+	/* Up to the next multiple (at most n - 1 replies), each checked. */
+	for (k = 0; k < n; k++) {
+		if (read_counters(&insts[i], c)) {
 			fail(name, "cannot read the counters");
 			goto out;
 		}
-		if (c[REASON(reply_echo4)] % SAMPLE_N == 0)
+		if (c[REASON(reply_echo4)] % n == 0)
 			break;
-		sleep_ms(25);
-		if (sample_one(good, good_len, XDP_TX, &timed)) {
-			fail(name, "echo not answered");
+		if (sample_check(name, i, n, good, good_len))
 			goto out;
-		}
 	}
 	sleep_ms(25);
-	if (sample_one(bad, bad_len, XDP_DROP, &timed) || timed) {
-		fail(name, "bad checksum: not dropped, or timed");
+	if (sample_one(i, bad, bad_len, XDP_DROP, &timed)) {
+		fail(name, "bad checksum not dropped");
 		goto out;
 	}
-	for (k = 0; k <= SAMPLE_N; k++) {
-		/* The first is timed (the count did not move), then the
-		 * SAMPLE_N-th after it; none between. */
-		bool want = k == 0 || k == SAMPLE_N;
-
-		sleep_ms(25);
-		if (sample_one(good, good_len, XDP_TX, &timed)) {
-			fail(name, "echo %d after the drop not answered", k + 1);
+	/* The first finds the count still at the multiple, then the n-th. */
+	for (k = 0; k <= n; k++)
+		if (sample_check(name, i, n, good, good_len))
 			goto out;
-		}
-		if (timed != want) {
-			fail(name, "echo %d after the drop %s, want %s", k + 1,
-			     timed ? "timed" : "not timed", want ? "timed" : "not timed");
-			goto out;
-		}
-	}
 out:
 	case_end(name);
 }
@@ -1196,11 +1217,11 @@ static int setup_instance(enum inst i)
 	struct instance *in = &insts[i];
 	struct xdpong_bpf *skel;
 	bool tun = i == TUN || i == RATE_TUN || i == GLOBAL_TUN;
-	int err;
+	int err, every;
 
-	in->sampled = i != NOMAC && i != SAMPLE;
-	err = xf_open(&in->xf, tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH,
-		      i != NOMAC && !tun, in->sampled ? 1 : i == SAMPLE ? SAMPLE_N : 0);
+	in->sampled = i != NOMAC && i != SAMPLE && i != SAMPLE3;
+	every = in->sampled ? 1 : i == SAMPLE ? SAMPLE_N : i == SAMPLE3 ? SAMPLE3_N : 0;
+	err = xf_open(&in->xf, tun ? PKT_FRAMING_IP : PKT_FRAMING_ETH, i != NOMAC && !tun, every);
 	if (err) {
 		fprintf(stderr, "%s: cannot open the skeleton: %s\n", in->name,
 			strerror(-err));
@@ -1319,7 +1340,8 @@ int main(int argc, char **argv)
 	test_rate_limits(RATE, GLOBAL);
 	test_rate_limits(RATE_TUN, GLOBAL_TUN);
 	test_latency_sampling();
-	test_latency_handoff();
+	test_latency_handoff(SAMPLE, SAMPLE_N);
+	test_latency_handoff(SAMPLE3, SAMPLE3_N);
 	/* Reasons only skipped cases reach. */
 	reason_unseen_ok[REASON(drop_rate_limited)] = !feature_have(FEAT_CMPXCHG);
 	reason_unseen_ok[REASON(drop_global_limited)] = !feature_have(FEAT_CMPXCHG);
