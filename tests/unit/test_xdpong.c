@@ -987,23 +987,28 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* One test run of frame through instance i: the verdict, -1 if it failed. */
+static long run_verdict(enum inst i, const uint8_t *frame, size_t len)
+{
+	static uint8_t out[MAX_FRAME];
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+
+	return bpf_prog_test_run_opts(insts[i].xf.prog_fd, &opts) ? -1 : (long)opts.retval;
+}
+
 /* Replies the SAMPLE instance answered and timed, -1 if the maps cannot be read. */
 static int sample_echoes(int n, long gap_ms, __u64 *timed)
 {
 	static const uint8_t src[4] = PEER4;
-	static uint8_t frame[MAX_FRAME], out[MAX_FRAME];
+	static uint8_t frame[MAX_FRAME];
 	struct xdpong_latency before, after;
 	size_t len = build_from(SAMPLE, 4, src, frame);
 
 	if (read_latency(&insts[SAMPLE], &before))
 		return -1;
 	for (int k = 0; k < n; k++) {
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
-			    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
-
-		if (bpf_prog_test_run_opts(bpf_program__fd(insts[SAMPLE].xf.skel->progs.xdpong),
-					   &opts) ||
-		    opts.retval != XDP_TX)
+		if (run_verdict(SAMPLE, frame, len) != XDP_TX)
 			return -1;
 		if (gap_ms)
 			sleep_ms(gap_ms);
@@ -1055,14 +1060,10 @@ static void test_latency_sampling(void)
  * whether the latency histogram counted it. */
 static int sample_one(enum inst i, const uint8_t *frame, size_t len, __u32 want, bool *timed)
 {
-	static uint8_t out[MAX_FRAME];
 	struct xdpong_latency before, after;
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
-		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
 
-	if (read_latency(&insts[i], &before) ||
-	    bpf_prog_test_run_opts(bpf_program__fd(insts[i].xf.skel->progs.xdpong), &opts) ||
-	    opts.retval != want || read_latency(&insts[i], &after))
+	if (read_latency(&insts[i], &before) || run_verdict(i, frame, len) != want ||
+	    read_latency(&insts[i], &after))
 		return -1;
 	*timed = after.count != before.count;
 	return 0;
