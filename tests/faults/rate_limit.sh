@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Rate limiting end to end (the reflection limits of issue 3).
+# Rate limiting end to end (--rate-limit, against reflection floods).
 #  - `attach --rate-limit 50:10`, then floods of 1000 requests/s for 2 s
 #    from two IPv4 sources at once: each source gets about 10 + 50/s
 #    replies, the rest is counted in drop_rate_limited; an IPv6 source

@@ -3,7 +3,7 @@
 #
 # The units' sandbox cannot creep back: `systemd-analyze security
 # --offline=true` rates xdpong@.service and xdpong.service, as `make
-# install` writes them, at MAX_EXPOSURE (2.5, issue 27) or below, and the
+# install` writes them, at MAX_EXPOSURE (2.5) or below, and the
 # two units have the same sandbox, line for line (xdpong.service points to
 # xdpong@.service's comments for the reasons). That the units verify is
 # install/install.sh's; that the sandbox lets the service work, under real

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The tree keeps its layout (issue 29):
+# The tree keeps its layout:
 # 1. clang-format with the repository's .clang-format (the kernel's style
 #    at 100 columns) would change no line of bpf/, loader/, lib/, include/
 #    or tools/; and it does flag a misformatted line (so a broken or

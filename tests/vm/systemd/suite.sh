@@ -62,7 +62,7 @@ SANDBOX=(NoNewPrivileges ProtectSystem ReadWritePaths RuntimeDirectory RuntimeDi
 	IPAddressAllow RestrictNamespaces RestrictRealtime RestrictSUIDSGID LockPersonality
 	MemoryDenyWriteExecute SystemCallArchitectures SystemCallFilter SystemCallErrorNumber
 	UMask LimitMEMLOCK CapabilityBoundingSet)
-# The most `systemd-analyze security` may rate a unit (issue 27).
+# The most `systemd-analyze security` may rate a unit.
 MAX_EXPOSURE=2.5
 
 fail()
