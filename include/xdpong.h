@@ -239,7 +239,7 @@ enum xdpong_framing {
 #define XDPONG_TRACE_SNAP 64
 struct xdpong_trace_event {
 	__u64 ts_ns;      /* bpf_ktime_get_ns() at the verdict */
-	__u32 service_ns; /* entry to verdict, 0 if not timed */
+	__u32 service_ns; /* echo request seen to verdict; 0 if not timed */
 	__u32 frame_len;  /* whole frame, padding included */
 	__u16 reason;     /* enum xdpong_reason */
 	__u16 snap_len;   /* valid bytes in snap[] */
