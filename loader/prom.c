@@ -259,7 +259,7 @@ static const struct prom_family {
 	  .value = v_tx_counted },
 	{ "xdpong_service_time_seconds", "histogram",
 	  "Time from the echo request's recognition (to this host) to the verdict, for the replies "
-	  "that were timed (1 in sample_every, at most one a timer tick per CPU).",
+	  "that were timed (see xdpong_latency_sample_every).",
 	  .samples = s_service_time },
 	{ "xdpong_latency_sample_every", "gauge",
 	  "One reply in this many is timed for the histogram, and where it is more than 1 at most "
