@@ -321,8 +321,8 @@ HARNESS_LOADER(xdpong_cost_no_trace_bpf)
 HARNESS_LOADER(xdpong_cost_no_limits_bpf)
 HARNESS_LOADER(xdpong_cost_no_all_bpf)
 
-/* The breakdown's builds, each leaving out one part (XP_PART_* in
- * bpf/xdpong.bpf.c), in the rows' order. */
+/* The breakdown's builds, each leaving out one part (BENCH_PART_* in
+ * leave_out.h), in the rows' order. */
 static const struct {
 	enum cost_row row;
 	int (*load)(struct harness *h, int latency_sample, bool limits);
