@@ -105,7 +105,7 @@ struct xdpong_tx_counters {
 
 /*
  * The rules' constants, for the program and for tools/tun/userpong.c, its
- * user-space mirror. (lib/reference.c, the tests' oracle, keeps its own:
+ * user-space mirror. (tests/lib/reference.c, the tests' oracle, keeps its own:
  * it must not share a mistake with what it judges.)
  */
 #define XDPONG_REPLY_HOPS 64       /* TTL / hop limit of every reply */
