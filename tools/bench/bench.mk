@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# tools/bench: `make bench` runs the benchmark of issue 6 (tools/bench/README.md);
+# tools/bench: `make bench` runs the benchmark (tools/bench/README.md);
 # `make bench ARGS=--json` prints JSON instead of the table. Needs root.
 # `make bench-build` only builds build/bench/xdpong-bench.
 

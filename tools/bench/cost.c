@@ -112,11 +112,12 @@ struct pkt {
 
 /*
  * One timed run of prog_fd on pkt, verdict and output checked. The time is
- * the kernel's own average: the syscall around it costs a fixed ~16 ms
- * here (the XDP dispatcher is switched, with an RCU grace period), which a
- * user-space clock would spread over the repeats. The kernel truncates the
- * average to whole nanoseconds: half a nanosecond, the expected loss, is
- * added back (floors of 5-6 ns made the ratios jump by 20% otherwise).
+ * the kernel's own average: the syscall around it costs a fixed time of
+ * milliseconds (the XDP dispatcher is switched, with an RCU grace period),
+ * which a user-space clock would spread over the repeats. The kernel
+ * truncates the average to whole nanoseconds: half a nanosecond, the
+ * expected loss, is added back (a floor of a few ns made the ratios jump
+ * by a large step per ns otherwise).
  */
 static int time_run(int prog_fd, const struct pkt *p, int repeat, __u32 want_verdict, double *ns)
 {
