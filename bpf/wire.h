@@ -23,9 +23,9 @@
  * Packet headers are wire formats: their layout is fixed, so their fields
  * need no CO-RE relocation. vmlinux.h marks every struct for one (each
  * field read became three instructions, a relocated offset, a copy and an
- * add); this turns that off. The one kernel struct read here, net_device
- * in the tracepoint programs (xdpong.bpf.c), goes through BPF_CORE_READ, which relocates
- * explicitly.
+ * add); this turns that off. The one kernel struct read, net_device in
+ * the tracepoint programs (xdpong.bpf.c), goes through BPF_CORE_READ,
+ * which relocates explicitly.
  */
 #define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
