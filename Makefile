@@ -81,7 +81,11 @@ TOOL_BINS :=
 $(BUILD) $(BUILD)/loader $(BUILD)/tests $(BUILD)/tools $(BUILD)/man:
 	$(Q)mkdir -p $@
 
-$(BUILD)/xdpong.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h | $(BUILD)
+# The program: its entry points in bpf/xdpong.bpf.c, its packet path in the
+# headers beside it (bpf/wire.h lists them).
+BPF_HDRS  := $(wildcard bpf/*.h) include/xdpong.h
+
+$(BUILD)/xdpong.bpf.o: bpf/xdpong.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -93,7 +97,7 @@ $(BUILD)/xdpong.skel.h: $(BUILD)/xdpong.bpf.o
 # lack it (5.10, 5.11), whose verifier refuses the instruction even where
 # it is never reached. loader/skel.h picks one by probe; its maps,
 # programs and variables are the same, so one skeleton type serves both.
-$(BUILD)/xdpong_nocas.bpf.o: bpf/xdpong.bpf.c include/xdpong.h vmlinux/vmlinux.h | $(BUILD)
+$(BUILD)/xdpong_nocas.bpf.o: bpf/xdpong.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DXDPONG_NO_CMPXCHG -c $< -o $@
 

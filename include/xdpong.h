@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Definitions shared by bpf/xdpong.bpf.c and the user-space side.
+ * Definitions shared by the XDP program (bpf/) and the user-space side.
  *
  * This header includes nothing: the includer provides __u8..__u64
  * (vmlinux.h in BPF, <linux/types.h> in user space). Only fixed-width
@@ -105,7 +105,7 @@ struct xdpong_tx_counters {
 
 /*
  * The rules' constants, for the program and for tools/tun/userpong.c, its
- * user-space mirror. (lib/reference.c, the tests' oracle, keeps its own:
+ * user-space mirror. (tests/lib/reference.c, the tests' oracle, keeps its own:
  * it must not share a mistake with what it judges.)
  */
 #define XDPONG_REPLY_HOPS 64       /* TTL / hop limit of every reply */
@@ -203,7 +203,7 @@ struct xdpong_rl_cells {
 
 /*
  * A CPU's cells of one source's limit: a slot of a small direct-mapped
- * cache, indexed by a keyed hash of the source (bpf/xdpong.bpf.c).
+ * cache, indexed by a keyed hash of the source (bpf/ratelimit.h).
  */
 struct xdpong_rl_slot {
 	__u64 addr;   /* the source's key: IPv4 address or IPv6 /64, as sent */

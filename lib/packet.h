@@ -2,8 +2,8 @@
 /*
  * Packet helpers for tests and user-space tools: RFC 1071 checksums,
  * builders for ICMP/ICMPv6 echo frames with every field settable and
- * address prefixes. reference.h holds the reference echo responder built
- * on them, hex.h the hex dumps and parser.
+ * address prefixes. tests/lib/reference.h holds the reference echo
+ * responder built on them, hex.h the hex dumps and parser.
  *
  * Plain C, no BPF: this code is the independent judge of what the XDP
  * program does, so it shares nothing with bpf/ and must not be derived

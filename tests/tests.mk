@@ -16,9 +16,17 @@ TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
 	loader/skel.h loader/probe.h tests/lib/xdpong_fixture.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
-# that load build/xdpong.skel.h. The rest comes from lib/ (lib/lib.mk).
+# that load build/xdpong.skel.h, and reference.o, the oracle that judges
+# their replies (ahead of lib/, which it builds on). The rest comes from
+# lib/ (lib/lib.mk).
 TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(BUILD)/loader/ratelimit.o \
 	$(XDPONG_LIB)
+TESTS_LIB := $(BUILD)/tests/reference.o $(TESTS_LIB)
+
+$(BUILD)/tests/reference.o: tests/lib/reference.c tests/lib/reference.h $(LIB_HDRS) \
+		| $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/xdpong_fixture.o: tests/lib/xdpong_fixture.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)

@@ -4,7 +4,7 @@
  * program: the addresses every instance answers for, loading a configured
  * program with its reference config to match, filling its address maps
  * and reading its per-CPU maps. Needs build/xdpong.skel.h and libbpf;
- * lib/reference.h judges the frames.
+ * reference.h judges the frames.
  */
 #ifndef XDPONG_TESTS_FIXTURE_H
 #define XDPONG_TESTS_FIXTURE_H

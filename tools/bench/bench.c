@@ -69,7 +69,8 @@ static void usage(FILE *f)
 
 static bool tun_stack_available(const char **path)
 {
-	/* Hook for tools/tun-stack (issue 4): see rtt_tun_stack() in README. */
+	/* Hook for tools/tun-stack, the user-space responder behind a TUN
+	 * device (tools/tun/README.md): see rtt_tun_stack() in README. */
 	static const char *const candidates[] = { "build/tun-stack", "build/tools/tun-stack" };
 
 	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
@@ -90,7 +91,7 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 	struct rtt_trial rtt;
 
 	if (r->kind == RESP_TUN_STACK && responder_attach(env, r)) {
-		/* Another issue's tool: its failure must not sink the run. */
+		/* A tool of tools/tun/, not xdpong: its failure must not sink the run. */
 		responder_detach(env);
 		env->tun_stack = false;
 		say("tun-stack does not answer: its RTT row is left out");
@@ -419,9 +420,8 @@ static int bench_setup(struct bench_env *env, struct bench_results *res)
  * The last cost part is compared with the first only on a machine as fast
  * as it was then, and the XDP_PASS floor, which does nothing, says how fast
  * that is. These machines have slow phases of minutes in which every
- * program runs up to twice as long, and not all by the same factor (one
- * run: the floor 1.9x, the bare reflector 1.5x, xdpong 1.9x), so a ratio
- * taken in one is not the ratio of a steady machine. Where the floor is
+ * program runs up to twice as long, and not all by the same factor, so a
+ * ratio taken in one is not the ratio of a steady machine. Where the floor is
  * more than COST_FLOOR_PCT off its first reading, the parts are timed
  * again (cost_again), COST_END_TRIES times in all at most (report.h); the
  * report says how many it took.
@@ -482,8 +482,8 @@ static int measure_all(struct bench_env *env, struct bench_results *res, const s
 	}
 	if (o->do_tput) {
 		say("TCP throughput through a veth pair (iperf3)");
-		/* Per-round ratios spread +-10% over 2 s of iperf3 (measured):
-		 * two more rounds than the other parts, as for the costs. */
+		/* Per-round ratios spread widely over 2 s of iperf3: two
+		 * more rounds than the other parts, as for the costs. */
 		if (tput_measure(env, env->trials + 2, &res->tput))
 			return -1;
 		res->tput_done = res->tput.measured;

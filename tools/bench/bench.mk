@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# tools/bench: `make bench` runs the benchmark of issue 6 (tools/bench/README.md);
+# tools/bench: `make bench` runs the benchmark (tools/bench/README.md);
 # `make bench ARGS=--json` prints JSON instead of the table. Needs root.
 # `make bench-build` only builds build/bench/xdpong-bench.
 
 BENCH_DIR  := $(BUILD)/bench
 # The cost breakdown: the harness built without one part of the echo path
-# each (XP_PART_* in bpf/xdpong.bpf.c), and without all of them.
+# each (BENCH_PART_* in leave_out.h), and without all of them.
 BENCH_NO   := checks csum addrs counters latency gen trace limits all
 BENCH_BPF  := gen sink reflect pass xdpong_cost $(patsubst %,xdpong_cost_no_%,$(BENCH_NO))
 BENCH_SKEL := $(patsubst %,$(BENCH_DIR)/%.skel.h,$(BENCH_BPF))
@@ -27,13 +27,13 @@ $(BENCH_DIR)/%.bpf.o: tools/bench/%.bpf.c $(BENCH_HDRS) vmlinux/vmlinux.h | $(BE
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# The cost harness compiles the product's program into itself.
-$(BENCH_DIR)/xdpong_cost.bpf.o: bpf/xdpong.bpf.c
+# The cost harness compiles the product's packet path (bpf/*.h) into itself.
+$(BENCH_DIR)/xdpong_cost.bpf.o: $(BPF_HDRS)
 
-$(BENCH_DIR)/xdpong_cost_no_%.bpf.o: tools/bench/xdpong_cost.bpf.c bpf/xdpong.bpf.c \
+$(BENCH_DIR)/xdpong_cost_no_%.bpf.o: tools/bench/xdpong_cost.bpf.c $(BPF_HDRS) \
 		$(BENCH_HDRS) vmlinux/vmlinux.h | $(BENCH_DIR)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DXDPONG_BENCH_LEAVE_OUT=XP_PART_$(shell echo $* | tr a-z A-Z) \
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DBENCH_LEAVE_OUT=BENCH_PART_$(shell echo $* | tr a-z A-Z) \
 		-c $< -o $@
 
 # The XDP_PASS floor is the tests' program (bench.mk listed: older builds hold another's).

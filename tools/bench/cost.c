@@ -112,11 +112,12 @@ struct pkt {
 
 /*
  * One timed run of prog_fd on pkt, verdict and output checked. The time is
- * the kernel's own average: the syscall around it costs a fixed ~16 ms
- * here (the XDP dispatcher is switched, with an RCU grace period), which a
- * user-space clock would spread over the repeats. The kernel truncates the
- * average to whole nanoseconds: half a nanosecond, the expected loss, is
- * added back (floors of 5-6 ns made the ratios jump by 20% otherwise).
+ * the kernel's own average: the syscall around it costs a fixed time of
+ * milliseconds (the XDP dispatcher is switched, with an RCU grace period),
+ * which a user-space clock would spread over the repeats. The kernel
+ * truncates the average to whole nanoseconds: half a nanosecond, the
+ * expected loss, is added back (a floor of a few ns made the ratios jump
+ * by a large step per ns otherwise).
  */
 static int time_run(int prog_fd, const struct pkt *p, int repeat, __u32 want_verdict, double *ns)
 {
@@ -321,8 +322,8 @@ HARNESS_LOADER(xdpong_cost_no_trace_bpf)
 HARNESS_LOADER(xdpong_cost_no_limits_bpf)
 HARNESS_LOADER(xdpong_cost_no_all_bpf)
 
-/* The breakdown's builds, each leaving out one part (XP_PART_* in
- * bpf/xdpong.bpf.c), in the rows' order. */
+/* The breakdown's builds, each leaving out one part (BENCH_PART_* in
+ * leave_out.h), in the rows' order. */
 static const struct {
 	enum cost_row row;
 	int (*load)(struct harness *h, int latency_sample, bool limits);

@@ -242,7 +242,7 @@ enum cost_row {
 	COST_PATCH_CSUM_DIFF,
 	COST_SUM_EXTRA, /* own time, no floor: one checksum pass, BENCH_SUM_EXTRA bytes */
 	/* The breakdown: the 98-byte IPv4 echo through builds that leave one
-	 * part out (XP_PART_* in bpf/xdpong.bpf.c). */
+	 * part out (BENCH_PART_* in leave_out.h). */
 	COST_NO_CHECKS,
 	COST_NO_CSUM,
 	COST_NO_ADDRS,

@@ -6,7 +6,7 @@
  * pacing happens here, by dropping the frames that are not due yet (one
  * generator at a time: the schedule is shared).
  */
-#define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/xdpong.bpf.c */
+#define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/wire.h */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "bench.h"

@@ -5,7 +5,7 @@
  * through bpf_loop() and returns the last verdict.
  *
  * Why: BPF_PROG_TEST_RUN reports its average in whole nanoseconds, and a
- * floor of 5.5 ns makes ratio targets such as 1.5x jump by 20% per ns. The
+ * floor of a few ns makes a ratio target jump by a large step per ns. The
  * difference of two K-fold programs on the same packet, divided by K, is a
  * program's own time to 1/K ns; the loop's cost (bench_null_k: a body that
  * only returns) is subtracted with it. fn runs on the same packet each

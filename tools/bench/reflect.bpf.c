@@ -4,7 +4,7 @@
  * IPv4 ICMP echo request (no options) by swapping MACs and addresses and
  * setting type 0; validates nothing else and counts nothing.
  */
-#define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/xdpong.bpf.c */
+#define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/wire.h */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The table, the JSON, the chart's data files, and the targets of issues 6 and 12. */
+/* The table, the JSON, the chart's data files, and the targets they are held to. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -84,13 +84,13 @@ static void targets_layout(struct bench_results *res, int l)
 	add_target(res, ln, "xdpong native rate >= 8x kernel", &s, 8, true, "x");
 	ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
 	add_target(res, ln, "xdpong native rate >= 0.90x bare reflector", &s, 0.9, true, "x");
-	if (l == LAYOUT_ONE_CPU) { /* issue 12: the cleanest ratios */
+	if (l == LAYOUT_ONE_CPU) { /* the cleanest ratios: tighter targets */
 		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_KERNEL].max_pps, &s);
 		add_target(res, ln, "xdpong native rate >= 9x kernel", &s, 9, true, "x");
 		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_BARE_NATIVE].max_pps, &s);
 		add_target(res, ln, "xdpong native rate >= 0.85x bare reflector", &s, 0.85, true,
 			   "x");
-		/* issue 28, part 3 (the mq layout has its own, on N queues) */
+		/* close to bare on one CPU (the mq layout has its own, on N queues) */
 		add_target(res, ln, "xdpong native rate >= 0.95x bare reflector", &s, 0.95, true,
 			   "x");
 	}
@@ -140,9 +140,9 @@ double cost_floor_drift_pct(const struct bench_results *res)
 	return first > 0 ? 100 * (last / first - 1) : 0;
 }
 
-/* Issue 28: the echo path near the bare reflector's, large echoes, and the
- * same ratios from the cost part timed first and last in one run. */
-static void targets_cost_28(struct bench_results *res)
+/* The echo path near the bare reflector's, large echoes, and the same
+ * ratios from the cost part timed first and last in one run. */
+static void targets_cost_echo(struct bench_results *res)
 {
 	const struct series *c = res->cost.ns, *e = res->cost_end.ns;
 	struct series s, d;
@@ -197,7 +197,7 @@ static void targets_cost(struct bench_results *res)
 	snprintf(what, sizeof(what), "latency 1 in %d: program time <= 1.05x off",
 		 res->latency_sample);
 	add_target(res, NULL, what, &s, 1.05, false, "x");
-	targets_cost_28(res);
+	targets_cost_echo(res);
 }
 
 /* TCP through xdpong against XDP_PASS, in each mode. */
@@ -222,7 +222,7 @@ static struct series count_series(double v)
 	return s;
 }
 
-/* Issue 28: the limits cost little and scale; xdpong close to bare on N queues. */
+/* The limits cost little and scale; xdpong close to bare on N queues. */
 static void targets_mq(struct bench_results *res)
 {
 	const struct mq_results *m = &res->mq;
@@ -503,7 +503,7 @@ static void print_mq(FILE *f, const struct bench_results *res)
 
 static void print_targets(FILE *f, const struct bench_results *res)
 {
-	fprintf(f, "\nTargets (issues 6, 12 and 28): median of same-run ratios [min-max]\n");
+	fprintf(f, "\nTargets: median of same-run ratios [min-max]\n");
 	for (int i = 0; i < res->ntargets; i++) {
 		const struct target *t = &res->targets[i];
 

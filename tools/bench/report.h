@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Results of a run, the targets of issues 6 and 12, and their output. */
+/* Results of a run, the targets they are held to, and their output. */
 #ifndef XDPONG_BENCH_REPORT_H
 #define XDPONG_BENCH_REPORT_H
 

@@ -5,7 +5,7 @@
  * else is passed. Its presence also gives the sender's veth NAPI, without
  * which the responder's native XDP_TX frames are dropped.
  */
-#define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/xdpong.bpf.c */
+#define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/wire.h */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>

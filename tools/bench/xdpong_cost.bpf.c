@@ -1,31 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Cost harness for xdpong: the product's program, compiled from
- * bpf/xdpong.bpf.c unchanged, inlined into a wrapper that turns each reply
- * back into the request. BPF_PROG_TEST_RUN with a repeat count does not
- * restore the packet, so without this every run after the first would time
- * the "not an echo request" path. The turn-around's own cost is measured
- * separately (reflect.bpf.c, bench_turn) and subtracted. What xdpong
- * passes is not turned around: it is left as it was.
+ * Cost harness for xdpong: the product's program for one frame,
+ * xdpong_packet() from bpf/echo.h, compiled with the product's flags, in a
+ * wrapper that turns each reply back into the request. BPF_PROG_TEST_RUN
+ * with a repeat count does not restore the packet, so without this every
+ * run after the first would time the "not an echo request" path. The
+ * turn-around's own cost is measured separately (reflect.bpf.c,
+ * bench_turn) and subtracted. What xdpong passes is not turned around: it
+ * is left as it was. Built with -DBENCH_LEAVE_OUT, it runs the program
+ * without one part instead (leave_out.h).
  */
-/*
- * The product's entry point becomes an inlined static function: no
- * section of its own (a second section attribute is ignored by clang 19,
- * which keeps the first: libbpf then refuses a static program).
- */
-#define XDPONG_PROG_SEC
-#define XDPONG_NO_TX_WATCH
-#define xdpong static __always_inline xdpong_under_test
-#include "../../bpf/xdpong.bpf.c"
-#undef xdpong
-
+#include "../../bpf/echo.h"
 #include "bench.h"
 #include "turnaround.h"
 #include "kfold.h"
+#include "leave_out.h"
+
+char LICENSE[] SEC("license") = "GPL";
 
 static __always_inline int xdpong_turned(struct xdp_md *ctx)
 {
-	int verdict = xdpong_under_test(ctx);
+	int verdict = bench_under_test(ctx);
 
 	if (verdict == XDP_TX)
 		ta_turn_frame(ctx);

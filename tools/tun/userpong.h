@@ -49,7 +49,7 @@ int up_addr_arg(const char *prog, const char *text, struct up_config *cfg, struc
 uint32_t up_addr_origin(const struct up_config *cfg, int family, const uint8_t *addr);
 
 /*
- * Apply the XDP program's rules, in its order (bpf/xdpong.bpf.c
+ * Apply the XDP program's rules, in its order (bpf/echo.h
  * handle_ipv4/handle_ipv6, IP framing), to the len bytes at pkt. For
  * reply_echo4/reply_echo6, pkt has become the reply in place (same
  * length, checksums patched as RFC 1624 eqn 3); otherwise it is unchanged.

@@ -2,11 +2,12 @@
 /*
  * The reference echo responder: what a correct responder does with a
  * frame, decided from the RFCs and Linux's receive checks. The tests judge
- * the XDP program (and tools/tun/userpong.c) against it, so, like packet.c, it
- * shares nothing with bpf/ and must not be derived from it.
+ * the XDP program (and tools/tun/userpong.c) against it, so it shares
+ * nothing with bpf/ and must not be derived from it; it builds on
+ * lib/packet.h, which is written from the RFCs too.
  */
-#ifndef XDPONG_LIB_REFERENCE_H
-#define XDPONG_LIB_REFERENCE_H
+#ifndef XDPONG_TESTS_REFERENCE_H
+#define XDPONG_TESTS_REFERENCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,4 +53,4 @@ enum pkt_ref_verdict {
 enum pkt_ref_verdict pkt_reference_reply(const struct pkt_ref_config *cfg, const uint8_t *frame,
 					 size_t len, uint8_t *reply, const char **why);
 
-#endif /* XDPONG_LIB_REFERENCE_H */
+#endif /* XDPONG_TESTS_REFERENCE_H */
