@@ -228,7 +228,7 @@ static struct json_object *status_json(const struct attachment *a,
 	add(o, "tx_failures", tx_json(tx));
 	for (int m = 0; m < MAP_COUNT; m++)
 		if (a->map_fd[m] >= 0) /* the carry maps are newer than some builds */
-			add(maps, map_pin_names[m], json_object_new_uint64(a->map_id[m]));
+			add(maps, map_defs[m].pin_name, json_object_new_uint64(a->map_id[m]));
 	add(o, "maps", maps);
 	add(o, "addresses", json_addresses(a));
 	return o;
@@ -249,7 +249,7 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 	printf("  maps:    ");
 	for (int m = 0, n = 0; m < MAP_COUNT; m++)
 		if (a->map_fd[m] >= 0)
-			printf("%s%s %u", n++ ? ", " : "", map_pin_names[m], a->map_id[m]);
+			printf("%s%s %u", n++ ? ", " : "", map_defs[m].pin_name, a->map_id[m]);
 	printf("\n");
 	if (pinned)
 		printf("  pinned:  %s/\n", dir);

@@ -294,7 +294,7 @@ static int trace_off(const struct attachment *a, const struct bss_access *bss, s
 			  a->li.name);
 		return 1;
 	}
-	ret = bss_set(bss, "trace_enabled", 0);
+	ret = bss_set(bss, BSS_trace_enabled, 0);
 	if (ret) {
 		log_error("cannot switch tracing off on %s: %s", a->li.name, strerror(-ret));
 		return 1;
@@ -311,7 +311,7 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss, struct 
 	__u64 lost0, lost_seen, next_check;
 	int ret = 0, rc = 0;
 
-	if (bss_get(bss, "trace_lost", &lost))
+	if (bss_get(bss, BSS_trace_lost, &lost))
 		lost = 0;
 	lost0 = lost_seen = lost;
 	next_check = ts_ns(CLOCK_MONOTONIC) + TRACE_CHECK_MS * 1000000ULL;
@@ -336,7 +336,7 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss, struct 
 		if (now < next_check)
 			continue;
 		next_check = now + TRACE_CHECK_MS * 1000000ULL;
-		if (!bss_get(bss, "trace_lost", &lost) && lost > lost_seen) {
+		if (!bss_get(bss, BSS_trace_lost, &lost) && lost > lost_seen) {
 			report_lost(c, lost - lost_seen, lost - lost0);
 			lost_seen = lost;
 		}
@@ -349,7 +349,7 @@ static int trace_loop(struct trace_ctx *c, const struct bss_access *bss, struct 
 		/* stdout closed (| head): not worth a message, but not success. */
 		rc = c->count && c->seen >= c->count ? 0 : 1;
 	}
-	if (!bss_get(bss, "trace_lost", &lost) && lost > lost_seen) {
+	if (!bss_get(bss, BSS_trace_lost, &lost) && lost > lost_seen) {
 		report_lost(c, lost - lost_seen, lost - lost0);
 		lost_seen = lost;
 	}
@@ -373,7 +373,7 @@ static int trace_finish(const struct attachment *a, struct bss_access *bss, stru
 	}
 	if (locked && readers_others(rd->fd))
 		return 0;
-	ret = bss_set(bss, "trace_enabled", 0);
+	ret = bss_set(bss, BSS_trace_enabled, 0);
 	if (locked)
 		unlink(rd->path);
 	if (ret)
@@ -441,7 +441,7 @@ static int trace_main(const struct opts *o)
 			  a.li.name, strerror(-ret), a.li.name);
 		goto out_unlock;
 	}
-	ret = bss_set(&bss, "trace_enabled", 1);
+	ret = bss_set(&bss, BSS_trace_enabled, 1);
 	if (ret) {
 		log_error("cannot switch tracing on for %s: %s", a.li.name, strerror(-ret));
 		goto out_unlock;

@@ -44,7 +44,7 @@ static int open_maps(struct attachment *a)
 		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen)) {
 			for (int m = 0; m < MAP_COUNT; m++) {
 				if (a->map_fd[m] < 0 &&
-				    map_name_matches(mi.name, map_obj_names[m])) {
+				    map_name_matches(mi.name, map_defs[m].obj_name)) {
 					a->map_fd[m] = fd;
 					a->map_id[m] = mi.id;
 					kept = true;
@@ -56,7 +56,7 @@ static int open_maps(struct attachment *a)
 			close(fd);
 	}
 	for (int m = 0; m < MAP_COUNT; m++)
-		if (a->map_fd[m] < 0 && !map_optional(m))
+		if (a->map_fd[m] < 0 && !map_defs[m].optional)
 			return -ENOENT;
 	return 0;
 }
@@ -132,7 +132,7 @@ int self_record(const struct attachment *a)
 		return e;
 	e = bss_open(&b, a->map_fd[MAP_BSS]);
 	if (!e)
-		e = bss_set(&b, "self_ids", (__u64)now.xdp_prog_id << 32 | a->prog_id);
+		e = bss_set(&b, BSS_self_ids, (__u64)now.xdp_prog_id << 32 | a->prog_id);
 	bss_close(&b);
 	return e;
 }
@@ -188,7 +188,7 @@ static int find_by_pins(struct attachment *a, __u32 *other_id)
 		goto not_ours; /* an interface of the same name elsewhere */
 	e = bss_open(&b, a->map_fd[MAP_BSS]);
 	if (!e)
-		e = bss_get(&b, "self_ids", &ids);
+		e = bss_get(&b, BSS_self_ids, &ids);
 	bss_close(&b);
 	if (e)
 		return e == -EPROTO ? -ENOENT : e;

@@ -16,6 +16,25 @@
 #include "core.h"
 #include "xdpong.skel.h"
 
+static const struct {
+	const char *name;
+	__u32 size;
+} bss_fields[] = {
+#define X(f, bytes) [BSS_##f] = { #f, bytes },
+	XDPONG_BSS_FIELDS(X)
+#undef X
+};
+
+/* Each named field is this build's, of the width said. */
+#define X(f, bytes)                                                                              \
+	_Static_assert(sizeof(((struct xdpong_bpf__bss *)0)->f) == (bytes), "XDPONG_BSS_FIELDS:" \
+									    " " #f " is not a "  \
+									    "field of "          \
+									    "that width "        \
+									    "in .bss");
+XDPONG_BSS_FIELDS(X)
+#undef X
+
 int bss_open(struct bss_access *b, int fd)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -58,9 +77,10 @@ static __u64 *field(const struct bss_access *b, void *base, const char *name, __
 	return (__u64 *)((char *)base + f->off);
 }
 
-int bss_get(const struct bss_access *b, const char *name, __u64 *out)
+int bss_get(const struct bss_access *b, enum bss_field f, __u64 *out)
 {
-	__u32 key = 0, size = !strcmp(name, "trace_enabled") ? 4 : 8;
+	const char *name = bss_fields[f].name;
+	__u32 key = 0, size = bss_fields[f].size;
 	void *buf;
 	__u64 *p;
 
@@ -86,9 +106,10 @@ int bss_get(const struct bss_access *b, const char *name, __u64 *out)
 	return 0;
 }
 
-int bss_set(const struct bss_access *b, const char *name, __u64 value)
+int bss_set(const struct bss_access *b, enum bss_field f, __u64 value)
 {
-	__u32 key = 0, size = !strcmp(name, "trace_enabled") ? 4 : 8;
+	const char *name = bss_fields[f].name;
+	__u32 key = 0, size = bss_fields[f].size;
 	void *buf;
 	__u64 *p;
 	int ret;
@@ -134,8 +155,8 @@ int bss_set(const struct bss_access *b, const char *name, __u64 value)
  */
 int bss_set_own(const struct bss_access *b, const struct xdpong_own_addrs *own)
 {
-	const struct layout_field *fa = layout_find(&b->layout, "own_addrs");
-	const struct layout_field *fc = layout_find(&b->layout, "own_addrs_cur");
+	const struct layout_field *fa = layout_find(&b->layout, BSS_NAME(own_addrs));
+	const struct layout_field *fc = layout_find(&b->layout, BSS_NAME(own_addrs_cur));
 	__u32 key = 0, cur, next;
 	char *buf;
 	int ret;
@@ -177,5 +198,5 @@ int bss_set_mac(const struct bss_access *b, const __u8 mac[6])
 	__u64 word = 0;
 
 	memcpy(&word, mac, 6);
-	return bss_set(b, "if_mac", word);
+	return bss_set(b, BSS_if_mac, word);
 }

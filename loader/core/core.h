@@ -339,16 +339,6 @@ extern bool privs_by_id;
 /* Refuse early, naming the capabilities missing for need. 0 or -1. */
 int require_privileges(enum privs_need need);
 
-/* ---- btfstore.c: the BTF of loaded objects, for readers without
- * CAP_SYS_ADMIN ---- */
-/* Keep obj's BTF (loaded) under the kernel's id for it. 0 or -errno. */
-int btfstore_save(const struct bpf_object *obj, int ifindex);
-/* The kept BTF of kernel id btf_id, or NULL (errno). */
-struct btf *btfstore_load(__u32 btf_id);
-/* Drop the interface's kept BTF that a's maps no longer name (all: every
- * one, a's xdpong is gone). */
-void btfstore_prune(const struct attachment *a, bool all);
-
 /* ---- owner.c: which `xdpong run` owns an interface ---- */
 /* Where the ownership locks live (owner.c says why). */
 #define OWNER_TOP_DIR "/run/xdpong"
@@ -373,6 +363,16 @@ int owner_claim(int ifindex, char *why, size_t len);
 void owner_release(int fd, int ifindex);
 /* 0 and who, if a live process owns ifindex; -ENOENT if none; -errno. */
 int owner_query(int ifindex, struct owner_info *info);
+
+/* ---- btfstore.c: the BTF of loaded objects, for readers without
+ * CAP_SYS_ADMIN ---- */
+/* Keep obj's BTF (loaded) under the kernel's id for it. 0 or -errno. */
+int btfstore_save(const struct bpf_object *obj, int ifindex);
+/* The kept BTF of kernel id btf_id, or NULL (errno). */
+struct btf *btfstore_load(__u32 btf_id);
+/* Drop the interface's kept BTF that a's maps no longer name (all: every
+ * one, a's xdpong is gone). */
+void btfstore_prune(const struct attachment *a, bool all);
 
 /* ---- layout.c: map values as named fields, from BTF ---- */
 #define LAYOUT_MAX_FIELDS 96
@@ -405,24 +405,66 @@ int layout_add_fields(const struct layout *from, const void *src, const struct l
 		      void *dst, const char *const *skip);
 
 /* ---- pins.c: the maps' pins under /sys/fs/bpf/xdpong/IFACE ---- */
-enum xdpong_map_id {
-	MAP_STATS,
-	MAP_LATENCY,
-	MAP_ADDR4,
-	MAP_ADDR6,
-	MAP_RATELIM,
-	MAP_TRACE,
-	MAP_BSS,
-	MAP_RODATA,
-	MAP_CARRY,    /* counts carried over at an upgrade (not in older builds) */
-	MAP_LATCARRY, /* the same for the histogram */
-	MAP_TXFAIL,   /* XDP_TX the driver did not send (txwatch.c) */
-	MAP_ACTIVE,   /* which xdpong acts in a shared chain (chain.c) */
-	MAP_COUNT,
+/*
+ * How a takeover (up/takeover.c) treats a map of the xdpong it replaces:
+ * reused as it is where this build's layout is the same, else carried.
+ */
+enum map_takeover {
+	TAKE_FRESH,     /* never reused: this run's configuration (.rodata) */
+	TAKE_STATE,     /* reused if named alike, else its fields copied before load (.bss) */
+	TAKE_COUNTS,    /* reused if named alike, else copied field by field, and what the
+			 * old program counts after the copy goes into the row's carry map */
+	TAKE_FIELDS,    /* reused if named alike, else copied field by field */
+	TAKE_ENTRIES,   /* reused if shaped alike, else copied entry by entry; a failure
+			 * stops the takeover (the prefixes) */
+	TAKE_SOFT,      /* the same, but a failure only starts it afresh (rate limiter) */
+	TAKE_TRANSIENT, /* reused if shaped alike, else left fresh (ring buffer, active word) */
 };
-/* Map names in the object, and the file names they are pinned under. */
-extern const char *const map_obj_names[MAP_COUNT];
-extern const char *const map_pin_names[MAP_COUNT];
+
+/*
+ * xdpong's maps, one row each, the only place a map is described:
+ * X(id, object name, skeleton member, pin name, optional, takeover, carry)
+ *   object name   the map's name in the object (".bss": the kernel's is
+ *                 "<object prefix>.bss", matched by its suffix)
+ *   member        struct xdpong_bpf's maps.member (up/takeover.c)
+ *   pin name      the file it is pinned as under PIN_ROOT/IFACE
+ *   optional      newer than some builds, so an xdpong may lack it
+ *   takeover      enum map_takeover
+ *   carry         TAKE_COUNTS: the map the late counts go into; else -1
+ */
+#define XDPONG_MAPS(X)                                                                         \
+	X(MAP_STATS, "xdpong_stats", xdpong_stats, "stats", false, TAKE_COUNTS, MAP_CARRY)     \
+	X(MAP_LATENCY, "xdpong_latency", xdpong_latency, "latency", false, TAKE_COUNTS,        \
+	  MAP_LATCARRY)                                                                        \
+	X(MAP_ADDR4, "xdpong_addr4", xdpong_addr4, "addr4", false, TAKE_ENTRIES, -1)           \
+	X(MAP_ADDR6, "xdpong_addr6", xdpong_addr6, "addr6", false, TAKE_ENTRIES, -1)           \
+	X(MAP_RATELIM, "xdpong_ratelim", xdpong_ratelim, "ratelim", false, TAKE_SOFT, -1)      \
+	X(MAP_TRACE, "xdpong_trace", xdpong_trace, "trace", false, TAKE_TRANSIENT, -1)         \
+	X(MAP_BSS, ".bss", bss, "bss", false, TAKE_STATE, -1)                                  \
+	X(MAP_RODATA, ".rodata", rodata, "rodata", false, TAKE_FRESH, -1)                      \
+	/* counts carried over at an upgrade, and the same for the histogram */                \
+	X(MAP_CARRY, "xdpong_carry", xdpong_carry, "carry", true, TAKE_FIELDS, -1)             \
+	X(MAP_LATCARRY, "xdpong_latcarry", xdpong_latcarry, "latcarry", true, TAKE_FIELDS, -1) \
+	/* XDP_TX the driver did not send (up/txwatch.c) */                                    \
+	X(MAP_TXFAIL, "xdpong_txfail", xdpong_txfail, "txfail", true, TAKE_FIELDS, -1)         \
+	/* which xdpong acts in a shared chain (up/chain.c) */                                 \
+	X(MAP_ACTIVE, "xdpong_active", xdpong_active, "active", true, TAKE_TRANSIENT, -1)
+
+enum xdpong_map_id {
+#define X(id, ...) id,
+	XDPONG_MAPS(X)
+#undef X
+		MAP_COUNT,
+};
+/* A row of XDPONG_MAPS, by enum xdpong_map_id. */
+struct map_def {
+	const char *obj_name;
+	const char *pin_name;
+	bool optional;
+	enum map_takeover takeover;
+	int carry;
+};
+extern const struct map_def map_defs[MAP_COUNT];
 #define TXWATCH_LINKS 2 /* xdp:xdp_exception, xdp:xdp_bulk_tx (up/txwatch.c) */
 /* Where tracepoint link i (0 .. TXWATCH_LINKS - 1) is pinned. */
 void pin_link_path(const char *ifname, int i, char *buf, size_t size);
@@ -463,10 +505,28 @@ struct bss_access {
 /* 0; -EPROTO if the map has no BTF to find fields by; -errno. */
 int bss_open(struct bss_access *b, int fd);
 void bss_close(struct bss_access *b);
-/* One field by name (trace_enabled: 32 bits, the rest 64); -EPROTO if
- * the attached build has no such field. */
-int bss_get(const struct bss_access *b, const char *name, __u64 *out);
-int bss_set(const struct bss_access *b, const char *name, __u64 value);
+/*
+ * The .bss fields read and written one at a time, each a constant
+ * (BSS_trace_enabled, ...) so that a misspelt one does not compile:
+ * X(name, bytes), the name as the program declares it (bss.c checks each
+ * against this build's struct xdpong_bpf__bss, name and width).
+ */
+#define XDPONG_BSS_FIELDS(X) \
+	X(trace_enabled, 4)  \
+	X(trace_lost, 8)     \
+	X(if_mac, 8)         \
+	X(self_ids, 8)
+enum bss_field {
+#define X(name, bytes) BSS_##name,
+	XDPONG_BSS_FIELDS(X)
+#undef X
+};
+/* Any .bss field's name as text, where xdpong.skel.h is included: a
+ * name this build's .bss lacks does not compile. */
+#define BSS_NAME(f) ((void)sizeof(((struct xdpong_bpf__bss *)0)->f), #f)
+/* One field; -EPROTO if the attached build has no such field. */
+int bss_get(const struct bss_access *b, enum bss_field f, __u64 *out);
+int bss_set(const struct bss_access *b, enum bss_field f, __u64 value);
 int bss_set_mac(const struct bss_access *b, const __u8 mac[6]);
 /* The program's exact own-address lists (NULL: none); -EPROTO if the
  * attached build has none. */
@@ -547,9 +607,6 @@ const char *mode_name(int xdp_mode);
 __u32 mode_flag(int xdp_mode);
 /* The XDP_MODE_* of what li shows attached (native if nothing is). */
 int attached_mode(const struct link_info *li);
-/* Whether map (enum xdpong_map_id) is newer than some builds, so an
- * xdpong may lack it. */
-bool map_optional(int map);
 /*
  * The attached program's .rodata or .bss (map) in this build's own struct
  * (struct xdpong_bpf__rodata, __bss), field by field by name: another

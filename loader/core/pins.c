@@ -15,26 +15,15 @@
 #include "core.h"
 #include "xdpong.skel.h"
 
-const char *const map_obj_names[MAP_COUNT] = {
-	[MAP_STATS] = "xdpong_stats",
-	[MAP_LATENCY] = "xdpong_latency",
-	[MAP_ADDR4] = "xdpong_addr4",
-	[MAP_ADDR6] = "xdpong_addr6",
-	[MAP_RATELIM] = "xdpong_ratelim",
-	[MAP_TRACE] = "xdpong_trace",
-	[MAP_BSS] = ".bss", /* the kernel name is "<object prefix>.bss" */
-	[MAP_RODATA] = ".rodata",
-	[MAP_CARRY] = "xdpong_carry",
-	[MAP_LATCARRY] = "xdpong_latcarry",
-	[MAP_TXFAIL] = "xdpong_txfail",
-	[MAP_ACTIVE] = "xdpong_active",
-};
-
-const char *const map_pin_names[MAP_COUNT] = {
-	[MAP_STATS] = "stats",       [MAP_LATENCY] = "latency", [MAP_ADDR4] = "addr4",
-	[MAP_ADDR6] = "addr6",       [MAP_RATELIM] = "ratelim", [MAP_TRACE] = "trace",
-	[MAP_BSS] = "bss",           [MAP_RODATA] = "rodata",   [MAP_CARRY] = "carry",
-	[MAP_LATCARRY] = "latcarry", [MAP_TXFAIL] = "txfail",   [MAP_ACTIVE] = "active",
+const struct map_def map_defs[MAP_COUNT] = {
+#define X(id, obj, member, pin, opt, take, carry_map) \
+	[id] = { .obj_name = obj,                     \
+		 .pin_name = pin,                     \
+		 .optional = opt,                     \
+		 .takeover = take,                    \
+		 .carry = carry_map },
+	XDPONG_MAPS(X)
+#undef X
 };
 
 /* The XDP_TX failure count's tracepoint links (txwatch.c), pinned beside
@@ -53,13 +42,7 @@ void pin_dir(const char *ifname, char *buf, size_t size)
 
 void pin_map_path(const char *ifname, int map, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s/%s/%s", PIN_ROOT, ifname, map_pin_names[map]);
-}
-
-bool map_optional(int map)
-{
-	/* These maps are newer than some builds. */
-	return map == MAP_CARRY || map == MAP_LATCARRY || map == MAP_TXFAIL || map == MAP_ACTIVE;
+	snprintf(buf, size, "%s/%s/%s", PIN_ROOT, ifname, map_defs[map].pin_name);
 }
 
 bool bpffs_mounted_here;
@@ -173,7 +156,7 @@ int pins_open(const char *ifname, int map_fd[MAP_COUNT], __u32 map_id[MAP_COUNT]
 	}
 	/* The maps every build has. */
 	for (int m = 0; m < MAP_COUNT; m++)
-		if (map_fd[m] < 0 && !map_optional(m))
+		if (map_fd[m] < 0 && !map_defs[m].optional)
 			return -ENOENT;
 	return 0;
 }

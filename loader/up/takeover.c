@@ -25,32 +25,21 @@
 struct bpf_map *skel_map(struct xdpong_bpf *skel, int m)
 {
 	switch (m) {
-	case MAP_STATS:
-		return skel->maps.xdpong_stats;
-	case MAP_LATENCY:
-		return skel->maps.xdpong_latency;
-	case MAP_ADDR4:
-		return skel->maps.xdpong_addr4;
-	case MAP_ADDR6:
-		return skel->maps.xdpong_addr6;
-	case MAP_RATELIM:
-		return skel->maps.xdpong_ratelim;
-	case MAP_TRACE:
-		return skel->maps.xdpong_trace;
-	case MAP_BSS:
-		return skel->maps.bss;
-	case MAP_RODATA:
-		return skel->maps.rodata;
-	case MAP_CARRY:
-		return skel->maps.xdpong_carry;
-	case MAP_LATCARRY:
-		return skel->maps.xdpong_latcarry;
-	case MAP_TXFAIL:
-		return skel->maps.xdpong_txfail;
-	case MAP_ACTIVE:
-		return skel->maps.xdpong_active;
+#define X(id, obj, member, ...) \
+	case id:                \
+		return skel->maps.member;
+		XDPONG_MAPS(X)
+#undef X
 	}
 	return NULL;
+}
+
+/* Reused by shape alone (scalar values, the ring buffer): no names to match. */
+static bool by_shape(int m)
+{
+	enum map_takeover k = map_defs[m].takeover;
+
+	return k == TAKE_ENTRIES || k == TAKE_SOFT || k == TAKE_TRANSIENT;
 }
 
 int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, struct takeover *t)
@@ -60,7 +49,7 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, stru
 		struct layout theirs, ours;
 
 		/* The configuration is this run's, frozen at load: never reused. */
-		if (m == MAP_RODATA || old->map_fd[m] < 0)
+		if (map_defs[m].takeover == TAKE_FRESH || old->map_fd[m] < 0)
 			continue;
 		if (layout_of_fd(old->map_fd[m], &theirs) ||
 		    layout_of_map(skel->obj, skel_map(skel, m), &ours))
@@ -68,19 +57,17 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, stru
 		/* Structs must agree by BTF name, not just size (a renamed
 		 * reason in a same-sized struct is another layout); scalar
 		 * values (rate limiter) and the ring buffer by shape. */
-		if (!layout_same(&theirs, &ours) ||
-		    (!theirs.n && m != MAP_ADDR4 && m != MAP_ADDR6 && m != MAP_RATELIM &&
-		     m != MAP_TRACE && m != MAP_ACTIVE))
+		if (!layout_same(&theirs, &ours) || (!theirs.n && !by_shape(m)))
 			continue;
 		if (bpf_map__reuse_fd(skel_map(skel, m), old->map_fd[m]))
 			return log_error("cannot reuse map %s of program id %u: %s",
-					 map_obj_names[m], old->prog_id, strerror(errno));
+					 map_defs[m].obj_name, old->prog_id, strerror(errno));
 		t->reused[m] = true;
 		t->n_reused++;
 	}
 	/* A .bss of another layout: its state by name, before load. */
 	if (!t->reused[MAP_BSS] && old->map_fd[MAP_BSS] >= 0) {
-		static const char *const skip[] = { "if_mac", NULL };
+		const char *const skip[] = { BSS_NAME(if_mac), NULL };
 		struct layout theirs, ours;
 		void *buf = NULL;
 		int ncpu;
@@ -187,20 +174,16 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 
 		if (t->reused[m] || old->map_fd[m] < 0 || new->map_fd[m] < 0)
 			continue;
-		switch (m) {
-		case MAP_STATS:
-		case MAP_LATENCY:
+		switch (map_defs[m].takeover) {
+		case TAKE_COUNTS:
 			ret = migrate_one(old->map_fd[m], new->map_fd[m], &t->copied[m],
 					  &t->ncpu[m]);
 			break;
-		case MAP_CARRY:
-		case MAP_LATCARRY:
-		case MAP_TXFAIL:
+		case TAKE_FIELDS:
 			ret = migrate_one(old->map_fd[m], new->map_fd[m], NULL, NULL);
 			break;
-		case MAP_ADDR4:
-		case MAP_ADDR6:
-		case MAP_RATELIM:
+		case TAKE_ENTRIES:
+		case TAKE_SOFT:
 			ret = migrate_entries(old->map_fd[m], new->map_fd[m]);
 			break;
 		default: /* .bss before load; .rodata is ours; the ring buffer is transient */
@@ -208,10 +191,10 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 		}
 		if (ret < 0) {
 			/* The counters and prefixes are what a takeover must keep. */
-			if (m != MAP_RATELIM)
+			if (map_defs[m].takeover != TAKE_SOFT)
 				return log_error("%s: cannot carry map %s over from program id %u: "
 						 "%s",
-						 old->li.name, map_obj_names[m], old->prog_id,
+						 old->li.name, map_defs[m].obj_name, old->prog_id,
 						 strerror(-ret));
 			/* Soft state: starting afresh forgets how much of
 			 * its burst each source has used. */
@@ -286,17 +269,13 @@ static int settle_one(int old_fd, const void *copied, int ncpu, int carry_fd)
 
 void takeover_settle(const struct attachment *old, const struct attachment *new, struct takeover *t)
 {
-	static const int carry_of[MAP_COUNT] = {
-		[MAP_STATS] = MAP_CARRY, [MAP_LATENCY] = MAP_LATCARRY
-	};
-
 	for (int m = 0; m < MAP_COUNT; m++) {
 		int ret;
 
 		if (!t->copied[m])
 			continue;
 		ret = settle_one(old->map_fd[m], t->copied[m], t->ncpu[m],
-				 new->map_fd[carry_of[m]]);
+				 new->map_fd[map_defs[m].carry]);
 		if (ret)
 			log_note("%s: the counts of program id %u after its last copy were not "
 				 "carried over (%s)",
