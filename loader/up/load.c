@@ -382,6 +382,8 @@ out:
 	tk_free(&b.tk);
 	if (b.have_old)
 		attachment_close(&b.old);
+	if (ret && lv->loaded)
+		load_down(lv, false); /* nothing loaded yet: what was made for it */
 	return ret;
 }
 
