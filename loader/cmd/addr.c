@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* xdpong addr: change or list the prefixes an attached xdpong answers for. */
+#include <limits.h>
 #include <errno.h>
 #include <string.h>
 #include <json-c/json.h>
@@ -103,7 +104,7 @@ const struct cmd_def cmd_addr = {
 	.name = "addr",
 	.synopsis = "IFACE add|del PREFIX... | IFACE list [--json]",
 	.min_args = 1,
-	.max_args = OPTS_MAX_ARGS,
+	.max_args = INT_MAX,
 	.iface_arg = true,
 	.summary = "change or list the prefixes an attached xdpong answers for",
 	.description = "Change the prefixes the xdpong attached to IFACE answers for, without\n"

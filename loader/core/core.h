@@ -156,7 +156,6 @@ extern const int opt_count;
 #define opt_index(d) ((int)((d)-opt_table))
 
 #define OPTS_MAX_ADDRS 64
-#define OPTS_MAX_ARGS 16
 
 enum opts_mode {
 	MODE_AUTO = 0, /* native, else skb */
@@ -190,8 +189,9 @@ struct opts {
 	bool off;
 	const char *config;
 	const char *metrics_listen;
-	/* Positional arguments, in order, options removed. */
-	const char *args[OPTS_MAX_ARGS];
+	/* Positional arguments, in order, options removed: as many as the
+	 * command line carries (they stay in argv, which the parse orders). */
+	char *const *args;
 	int n_args;
 };
 

@@ -317,13 +317,13 @@ static void getopt_tables(const struct cmd_def *cmd, struct option *longopts, ch
  * interface name the kernel could have. 0, or OPTS_USAGE (said). */
 static int take_args(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 {
-	for (int i = optind; i < argc; i++) {
-		if (o->n_args >= OPTS_MAX_ARGS || o->n_args >= cmd->max_args) {
-			log_error("unexpected argument '%s' (usage: xdpong %s %s)", argv[i],
-				  cmd->name, cmd->synopsis);
-			return OPTS_USAGE;
-		}
-		o->args[o->n_args++] = argv[i];
+	/* getopt_long has put them last, in order. */
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	if (o->n_args > cmd->max_args) {
+		log_error("unexpected argument '%s' (usage: xdpong %s %s)", o->args[cmd->max_args],
+			  cmd->name, cmd->synopsis);
+		return OPTS_USAGE;
 	}
 	/* An interface name the kernel could never have is a usage error. */
 	if (o->n_args && cmd->iface_arg && (!*o->args[0] || strlen(o->args[0]) >= IF_NAMESIZE)) {
