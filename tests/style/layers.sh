@@ -119,13 +119,18 @@ if [ "${#OBJS[@]}" -eq 0 ]; then
 	xdpt_log "   (the loader is not built in $objdir: the calls are not checked)"
 else
 	xdpt_require_cmd nm
-	(cd "$objdir" && for o in "${OBJS[@]}"; do
-		nm -g --defined-only "$o" | awk -v f="${o%.o}" 'NF == 3 { print "D", f, $3 }'
-		nm -u "$o" | awk -v f="${o%.o}" '{ print "U", f, $2 }'
-	done) | awk '$1 == "D" { def[$3] = $2; next } { use[$2 " " $3] = 1 }
+	# Two nm runs over every object ("FILE.o: ADDR T sym", "FILE.o:  U sym").
+	(cd "$objdir" && nm -A -g --defined-only "${OBJS[@]}" | sed 's/\.o:/ D /' &&
+		nm -A -u "${OBJS[@]}" | sed 's/\.o:/ U /') |
+		awk '$2 == "D" && NF == 5 { def[$5] = $1; next }
+		$2 == "U" { use[$1 " " $NF] = 1 }
 		END { for (k in use) { split(k, p, " ")
-			if (p[2] in def) print p[1], def[p[2]] } }' |
-		check_calls > "$XDPT_TMP/calls.log" ||
+			if (p[2] in def) print p[1], def[p[2]] } }' > "$XDPT_TMP/edges"
+	# main calls every command: a pipeline that reads nothing cannot pass.
+	[ "$(grep -c '^main cmd/' "$XDPT_TMP/edges")" -ge 8 ] ||
+		xdpt_fail "the calls were not read from $objdir: $(wc -l < "$XDPT_TMP/edges") found"
+	check_calls < "$XDPT_TMP/edges" > "$XDPT_TMP/calls.log" ||
 		xdpt_fail "calls across the loader's floors:"$'\n'"$(cat "$XDPT_TMP/calls.log")"
+	xdpt_log "   $(wc -l < "$XDPT_TMP/edges") file-to-file calls read from ${#OBJS[@]} objects"
 fi
 xdpt_pass
