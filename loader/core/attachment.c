@@ -345,9 +345,9 @@ int chain_query(int ifindex, struct chain_info *c)
 }
 
 /* This build's own layout of a map, from the skeleton's BTF (opened once). */
-static int own_layout(int map, struct layout *l)
+static int own_layout(int map, struct map_layout *l)
 {
-	static struct layout cache[MAP_COUNT];
+	static struct map_layout cache[MAP_COUNT];
 	static bool have[MAP_COUNT];
 	struct xdpong_bpf *skel;
 	struct bpf_map *m;
@@ -372,7 +372,7 @@ static int own_layout(int map, struct layout *l)
 
 int map_read_own(const struct attachment *a, int map, void *out, size_t size)
 {
-	struct layout theirs, ours;
+	struct map_layout theirs, ours;
 	__u32 key = 0;
 	void *buf;
 	int ret, n;

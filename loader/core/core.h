@@ -380,28 +380,28 @@ struct layout_field {
 	char name[48];
 	__u32 off, size;
 };
-struct layout {
+struct map_layout {
 	__u32 type, key_size, value_size, max_entries, flags;
 	int n; /* 0: no BTF names (shape only) */
 	struct layout_field f[LAYOUT_MAX_FIELDS];
 };
 /* A loaded map's layout (the kernel's BTF), or a skeleton map's. 0, -errno. */
-int layout_of_fd(int map_fd, struct layout *l);
-int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct layout *l);
+int layout_of_fd(int map_fd, struct map_layout *l);
+int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct map_layout *l);
 /* Same shape and the same fields at the same places: reusable as it is. */
-bool layout_same(const struct layout *a, const struct layout *b);
-const struct layout_field *layout_find(const struct layout *l, const char *name);
+bool layout_same(const struct map_layout *a, const struct map_layout *b);
+const struct layout_field *layout_find(const struct map_layout *l, const char *name);
 /* Key 0 of an array map, every CPU's value for a per-CPU one; free(*buf). */
-int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu);
-void *layout_cpu(const struct layout *l, void *buf, int cpu);
+int layout_read_one(int map_fd, const struct map_layout *l, void **buf, int *ncpu);
+void *layout_cpu(const struct map_layout *l, void *buf, int cpu);
 /* Bytes between two CPUs' values in such a buffer. */
-size_t layout_stride(const struct layout *l);
+size_t layout_stride(const struct map_layout *l);
 /* Copy the fields dst's layout shares with src's (same name and size),
  * except those named in skip (NULL-terminated, or NULL). How many. */
-int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
+int layout_copy_fields(const struct map_layout *from, const void *src, const struct map_layout *to,
 		       void *dst, const char *const *skip);
 /* The same, adding: dst's 64-bit words += src's (counters). How many. */
-int layout_add_fields(const struct layout *from, const void *src, const struct layout *to,
+int layout_add_fields(const struct map_layout *from, const void *src, const struct map_layout *to,
 		      void *dst, const char *const *skip);
 
 /* ---- pins.c: the maps' pins under /sys/fs/bpf/xdpong/IFACE ---- */
@@ -500,7 +500,7 @@ struct bss_access {
 	int fd;
 	void *mem; /* mmap of the map, NULL if that failed */
 	size_t len;
-	struct layout layout; /* the attached build's, from its BTF */
+	struct map_layout layout; /* the attached build's, from its BTF */
 };
 /* 0; -EPROTO if the map has no BTF to find fields by; -errno. */
 int bss_open(struct bss_access *b, int fd);

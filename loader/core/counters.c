@@ -59,7 +59,7 @@ counted:
 
 static int read_stats(int fd, struct snapshot *s)
 {
-	struct layout l;
+	struct map_layout l;
 	void *buf = NULL;
 	int ncpu, ret;
 
@@ -88,7 +88,7 @@ static int read_stats(int fd, struct snapshot *s)
 static int read_latency(int fd, struct snapshot *s)
 {
 	const struct layout_field *slots, *sum, *count;
-	struct layout l;
+	struct map_layout l;
 	void *buf = NULL;
 	int ncpu, ret;
 
@@ -214,7 +214,7 @@ int txwatch_count(const struct attachment *a)
 
 int txwatch_read(int fd, __u64 *tx_failed)
 {
-	struct layout l;
+	struct map_layout l;
 	const struct layout_field *f;
 	void *buf = NULL;
 	int ncpu, ret;

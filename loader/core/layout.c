@@ -16,7 +16,7 @@
 #include "core.h"
 
 /* Struct members or datasec variables of type_id, resolved through typedefs. */
-static int fields_of(const struct btf *btf, __u32 type_id, struct layout *l)
+static int fields_of(const struct btf *btf, __u32 type_id, struct map_layout *l)
 {
 	const struct btf_type *t = btf__type_by_id(btf, type_id);
 
@@ -59,7 +59,7 @@ static int fields_of(const struct btf *btf, __u32 type_id, struct layout *l)
 	return -EPROTO; /* a scalar or an array value: no names to go by */
 }
 
-int layout_of_fd(int map_fd, struct layout *l)
+int layout_of_fd(int map_fd, struct map_layout *l)
 {
 	struct bpf_map_info mi = { 0 };
 	__u32 len = sizeof(mi);
@@ -87,7 +87,7 @@ int layout_of_fd(int map_fd, struct layout *l)
 	return ret == -EPROTO ? 0 : ret;
 }
 
-int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct layout *l)
+int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struct map_layout *l)
 {
 	const struct btf *btf = bpf_object__btf(obj);
 	int ret;
@@ -104,7 +104,7 @@ int layout_of_map(const struct bpf_object *obj, const struct bpf_map *map, struc
 	return ret == -EPROTO ? 0 : ret;
 }
 
-bool layout_same(const struct layout *a, const struct layout *b)
+bool layout_same(const struct map_layout *a, const struct map_layout *b)
 {
 	if (a->type != b->type || a->key_size != b->key_size || a->value_size != b->value_size ||
 	    a->max_entries != b->max_entries || a->flags != b->flags || a->n != b->n)
@@ -116,7 +116,7 @@ bool layout_same(const struct layout *a, const struct layout *b)
 	return true;
 }
 
-const struct layout_field *layout_find(const struct layout *l, const char *name)
+const struct layout_field *layout_find(const struct map_layout *l, const char *name)
 {
 	for (int i = 0; i < l->n; i++)
 		if (!strcmp(l->f[i].name, name))
@@ -125,12 +125,12 @@ const struct layout_field *layout_find(const struct layout *l, const char *name)
 }
 
 /* Per-CPU values are laid out at 8-byte strides (the kernel's round_up). */
-size_t layout_stride(const struct layout *l)
+size_t layout_stride(const struct map_layout *l)
 {
 	return (l->value_size + 7) & ~7UL;
 }
 
-int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu)
+int layout_read_one(int map_fd, const struct map_layout *l, void **buf, int *ncpu)
 {
 	bool percpu = l->type == BPF_MAP_TYPE_PERCPU_ARRAY;
 	__u32 key = 0;
@@ -151,7 +151,7 @@ int layout_read_one(int map_fd, const struct layout *l, void **buf, int *ncpu)
 	return 0;
 }
 
-void *layout_cpu(const struct layout *l, void *buf, int cpu)
+void *layout_cpu(const struct map_layout *l, void *buf, int cpu)
 {
 	return (char *)buf + (size_t)cpu * layout_stride(l);
 }
@@ -166,7 +166,7 @@ static bool named_in(const char *const *names, const char *name)
 
 /* dst's fields that src's layout has too (same name and size, not in
  * skip): copied, or with add, added as 64-bit words (counters only). */
-static int merge_fields(const struct layout *from, const void *src, const struct layout *to,
+static int merge_fields(const struct map_layout *from, const void *src, const struct map_layout *to,
 			void *dst, const char *const *skip, bool add)
 {
 	int n = 0;
@@ -196,13 +196,13 @@ static int merge_fields(const struct layout *from, const void *src, const struct
 	return n;
 }
 
-int layout_add_fields(const struct layout *from, const void *src, const struct layout *to,
+int layout_add_fields(const struct map_layout *from, const void *src, const struct map_layout *to,
 		      void *dst, const char *const *skip)
 {
 	return merge_fields(from, src, to, dst, skip, true);
 }
 
-int layout_copy_fields(const struct layout *from, const void *src, const struct layout *to,
+int layout_copy_fields(const struct map_layout *from, const void *src, const struct map_layout *to,
 		       void *dst, const char *const *skip)
 {
 	return merge_fields(from, src, to, dst, skip, false);

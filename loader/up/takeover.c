@@ -46,7 +46,7 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, stru
 {
 	memset(t, 0, sizeof(*t));
 	for (int m = 0; m < MAP_COUNT; m++) {
-		struct layout theirs, ours;
+		struct map_layout theirs, ours;
 
 		/* The configuration is this run's, frozen at load: never reused. */
 		if (map_defs[m].takeover == TAKE_FRESH || old->map_fd[m] < 0)
@@ -68,7 +68,7 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, stru
 	/* A .bss of another layout: its state by name, before load. */
 	if (!t->reused[MAP_BSS] && old->map_fd[MAP_BSS] >= 0) {
 		const char *const skip[] = { BSS_NAME(if_mac), NULL };
-		struct layout theirs, ours;
+		struct map_layout theirs, ours;
 		void *buf = NULL;
 		int ncpu;
 
@@ -85,7 +85,7 @@ int takeover_prepare(const struct attachment *old, struct xdpong_bpf *skel, stru
  * With keep, *keep gets the old values as read (free it), *ncpu their CPUs. */
 static int migrate_one(int from_fd, int to_fd, void **keep, int *keep_ncpu)
 {
-	struct layout theirs, ours;
+	struct map_layout theirs, ours;
 	void *src = NULL, *dst = NULL;
 	int ncpu, ncpu2, ret;
 	__u32 key = 0;
@@ -119,7 +119,7 @@ static int migrate_one(int from_fd, int to_fd, void **keep, int *keep_ncpu)
 /* Hash and LPM maps: every entry, the key as it is, the value by name. */
 static int migrate_entries(int from_fd, int to_fd)
 {
-	struct layout theirs, ours;
+	struct map_layout theirs, ours;
 	void *key = NULL, *next = NULL, *val = NULL, *nval = NULL;
 	bool first = true;
 	int ret, n = 0;
@@ -217,7 +217,7 @@ int takeover_migrate(const struct attachment *old, const struct attachment *new,
 static int settle_one(int old_fd, const void *copied, int ncpu, int carry_fd)
 {
 	static const char *const state[] = { "sample_countdown", NULL };
-	struct layout theirs, ours;
+	struct map_layout theirs, ours;
 	void *now = NULL, *prev = NULL, *delta = NULL, *carry = NULL;
 	int n, n2, ret;
 	__u32 key = 0;
