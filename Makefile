@@ -45,10 +45,13 @@ endif
 # lib/lib.mk first: the loader's link rule and the fragments name its archive.
 include lib/lib.mk
 
-LOADER_SRCS := $(wildcard loader/*.c)
+# The loader's floors, bottom up (loader/core/core.h says what each owns;
+# tests/style/layers.sh holds each to the headers of the floors below it).
+LOADER_FLOORS := core up service cmd
+LOADER_SRCS := $(wildcard $(patsubst %,loader/%/*.c,$(LOADER_FLOORS))) loader/main.c
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
 # debian/changelog: the version (XDPONG_VERSION) is compiled in.
-LOADER_HDRS := $(wildcard loader/*.h) $(LIB_HDRS) $(BUILD)/xdpong.skel.h \
+LOADER_HDRS := $(wildcard loader/*/*.h) $(LIB_HDRS) $(BUILD)/xdpong.skel.h \
 	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h debian/changelog
 
 .DELETE_ON_ERROR:
@@ -95,7 +98,7 @@ $(BUILD)/xdpong.skel.h: $(BUILD)/xdpong.bpf.o
 
 # The same program without atomic compare-and-exchange, for kernels that
 # lack it (5.10, 5.11), whose verifier refuses the instruction even where
-# it is never reached. loader/skel.h picks one by probe; its maps,
+# it is never reached. loader/up/skel.c picks one by probe; its maps,
 # programs and variables are the same, so one skeleton type serves both.
 $(BUILD)/xdpong_nocas.bpf.o: bpf/xdpong.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)
 	$(call msg,BPF,$@)
@@ -117,7 +120,7 @@ $(BUILD)/anchor.skel.h: $(BUILD)/anchor.bpf.o
 
 $(BUILD)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(BUILD)/loader
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D) && $(CC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS) -c $< -o $@
 
 $(BUILD)/xdpong: $(LOADER_OBJS) $(XDPONG_LIB)
 	$(call msg,LINK,$@)

@@ -222,7 +222,7 @@ struct xdpong_rl_cpu {
 	struct xdpong_rl_slot src[XDPONG_RL_SLOTS];
 };
 
-/* Cells a CPU takes from a limit's shared state at once, at most (loader/ratelimit.c). */
+/* Cells a CPU takes from a limit's shared state at once, at most (loader/up/ratelimit.c). */
 #define XDPONG_RL_BATCH_MAX 256
 
 /* What the frames start with; set before load from the device type. */

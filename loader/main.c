@@ -2,7 +2,7 @@
 /* xdpong: answer ping in the driver. Global options and subcommand dispatch. */
 #include <string.h>
 #include <bpf/libbpf.h>
-#include "loader.h"
+#include "cmd/cmd.h"
 
 static const struct cmd_def *const commands[CMD_COUNT] = {
 	[CMD_ATTACH] = &cmd_attach, [CMD_DETACH] = &cmd_detach, [CMD_STATUS] = &cmd_status,

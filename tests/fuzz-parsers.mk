@@ -38,7 +38,7 @@ $(FUZZP_DIR) $(FUZZP_DIR)/loader $(FUZZP_DIR)/lib:
 
 $(FUZZP_DIR)/loader/%.o: loader/%.c $(LOADER_HDRS) | $(FUZZP_DIR)/loader
 	$(call msg,FUZZ-CC,$@)
-	$(Q)$(FUZZ_CC) $(FUZZP_CFLAGS) $(FUZZP_SAN) -fsanitize=fuzzer-no-link \
+	$(Q)mkdir -p $(@D) && $(FUZZ_CC) $(FUZZP_CFLAGS) $(FUZZP_SAN) -fsanitize=fuzzer-no-link \
 		-Wno-error -Dmain=xdpong_main -Dexit=fuzz_exit -c $< -o $@
 
 # lib/'s parsers (prefix.c, parse.c) are fuzzed too: the same flags.
@@ -56,8 +56,8 @@ $(FUZZP_OBJS): $(FUZZP_DIR)/%.o: tests/fuzz-parsers/%.c tests/fuzz-parsers/fuzz.
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZP_CFLAGS) $(FUZZP_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
 
-# fuzz_netlink.o includes loader/netlink.c.
-$(FUZZP_DIR)/fuzz_netlink.o: loader/netlink.c
+# fuzz_netlink.o includes loader/core/netlink.c.
+$(FUZZP_DIR)/fuzz_netlink.o: loader/core/netlink.c
 
 $(FUZZP_BINS): $(FUZZP_DIR)/fuzz_%: $(FUZZP_DIR)/fuzz_%.o $(FUZZP_DIR)/fuzz_common.o \
 	$(FUZZP_DIR)/libloader.a

@@ -13,15 +13,15 @@ FUZZ_ARGS ?=
 
 TESTS_CFLAGS := $(LIB_CFLAGS) -Itests/lib
 TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
-	loader/skel.h loader/probe.h tests/lib/xdpong_fixture.h
+	loader/core/core.h loader/up/up.h tests/lib/xdpong_fixture.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
 # that load build/xdpong.skel.h, and reference.o, the oracle that judges
 # their replies (ahead of lib/, which it builds on). The rest comes from
 # lib/ (lib/lib.mk).
-TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/loader/probe.o $(BUILD)/loader/ratelimit.o \
+TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/tests/reference.o \
+	$(BUILD)/loader/core/probe.o $(BUILD)/loader/up/skel.o $(BUILD)/loader/up/ratelimit.o \
 	$(XDPONG_LIB)
-TESTS_LIB := $(BUILD)/tests/reference.o $(TESTS_LIB)
 
 $(BUILD)/tests/reference.o: tests/lib/reference.c tests/lib/reference.h $(LIB_HDRS) \
 		| $(BUILD)/tests
@@ -36,8 +36,7 @@ $(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
-$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) loader/ratelimit.h \
-	| $(BUILD)/tests
+$(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
@@ -79,7 +78,7 @@ $(BUILD)/tests/chain_tail.bpf.o: tests/netns/chain_tail.bpf.c vmlinux/vmlinux.h 
 
 TEST_BINS += $(BUILD)/tests/chain_tail.bpf.o
 
-# loader/chain.c where no dispatcher is needed: linked with the loader's
+# loader/up/chain.c where no dispatcher is needed: linked with the loader's
 # objects, its main() left out.
 $(BUILD)/tests/test_chain.o: tests/unit/test_chain.c $(LOADER_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The option table (loader/opts.c, printed by `xdpong options`) is the one
+# The option table (loader/core/opts.c, printed by `xdpong options`) is the one
 # source of every option; this holds the rest to it, so that an option can
 # never be advertised and then rejected again:
 #  1. parsing: every option the table gives a command gets past that

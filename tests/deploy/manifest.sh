@@ -4,7 +4,7 @@
 # deploy/kubernetes/xdpong-daemonset.yaml holds together: its parts agree
 # with each other and with xdpong (tests/deploy/manifest_check.py: one
 # port for metrics-listen, the scrape annotations and the probes; exactly
-# the capabilities loader/privs.c checks for; the ConfigMap, bpffs and
+# the capabilities loader/core/privs.c checks for; the ConfigMap, bpffs and
 # include directory mounted where xdpong looks), and the config a pod
 # would run is valid: the ConfigMap's xdpong.conf with the node.conf the
 # container's script writes, for an IPv4 and an IPv6 node, through
@@ -20,7 +20,8 @@ version=$("$XDPT_REPO/tools/version.sh")
 
 xdpt_log "1. the manifest's parts agree"
 xdpt_ok "$PY" "$XDPT_REPO/tests/deploy/manifest_check.py" "$DP_MANIFEST" \
-	"$XDPT_REPO/loader/privs.c" "$XDPT_REPO/systemd/xdpong.service" "localhost/xdpong:$version"
+	"$XDPT_REPO/loader/core/privs.c" "$XDPT_REPO/systemd/xdpong.service" \
+	"localhost/xdpong:$version"
 printf '%s\n' "$XDPT_OUT" | sed 's/^/#   /'
 
 xdpt_log "2. the config each pod runs: the ConfigMap's and the node's"

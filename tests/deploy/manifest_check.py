@@ -6,7 +6,7 @@ that its parts agree with each other and with xdpong. One line per check,
 
     python3 manifest_check.py MANIFEST PRIVS_C UNIT IMAGE_TAG
 
-PRIVS_C (loader/privs.c) and UNIT (systemd/xdpong.service) give the
+PRIVS_C (loader/core/privs.c) and UNIT (systemd/xdpong.service) give the
 capabilities xdpong checks for and the unit grants; IMAGE_TAG is the tag
 deploy/build-image.sh gives by default.
 """
@@ -71,7 +71,7 @@ def main(manifest, privs_c, unit, image_tag):
                    .group(1).split())
     check(bounding == {"CAP_BPF", "CAP_PERFMON", "CAP_NET_ADMIN"} and
           all('"%s"' % c in privs for c in bounding),
-          "loader/privs.c checks for the unit's %s" % sorted(bounding))
+          "loader/core/privs.c checks for the unit's %s" % sorted(bounding))
     sc = c["securityContext"]
     caps = sc["capabilities"]
     check(caps.get("drop") == ["ALL"], "every other capability dropped")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target: the command line of `xdpong attach` and `xdpong run`
- * (loader/opts.c opts_parse, driven by the option table), and through it
+ * (loader/core/opts.c opts_parse, driven by the option table), and through it
  * the static parse_rate of --rate-limit and --global-limit.
  *
  * Byte 0 picks the mode:
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
-#include "loader.h"
+#include "cmd/cmd.h"
 
 #define MAX_ARGS 16
 #define RATE_MAX 1000000000ULL

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target: loader/conffile.c's config_load, the reader of
+ * libFuzzer target: loader/service/conffile.c's config_load, the reader of
  * /etc/xdpong/xdpong.conf (`run --config`, `config check`, SIGHUP).
  * The rule: docs/input-rules.md, "Config files".
  *
@@ -22,7 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "fuzz.h"
-#include "loader.h"
+#include "service/service.h"
 
 #define MAX_INPUT 16384
 

@@ -2,9 +2,9 @@
 /*
  * libFuzzer target: the loader's rtnetlink message parsers, which are
  * static, so their files are included here (nothing in them is edited):
- *   loader/netlink.c link_cb  (RTM_NEWLINK -> struct link_info)
- *   loader/netlink.c addr_cb  (RTM_NEWADDR -> the address callback)
- *   loader/netlink.c monitor_read_all (the events `xdpong run` follows)
+ *   loader/core/netlink.c link_cb  (RTM_NEWLINK -> struct link_info)
+ *   loader/core/netlink.c addr_cb  (RTM_NEWADDR -> the address callback)
+ *   loader/core/netlink.c monitor_read_all (the events `xdpong run` follows)
  *
  * Input: byte 0 picks the parser (mod 3), byte 1 is the ifindex the loader
  * is interested in, the rest is a buffer of netlink messages as recv()
@@ -25,7 +25,7 @@
 /* gcc is their compiler of record: clang's own warnings must not stop us. */
 #pragma clang diagnostic push
 #pragma clang diagnostic ignored "-Weverything"
-#include "../../loader/netlink.c"
+#include "../../loader/core/netlink.c"
 
 #pragma clang diagnostic pop
 

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "fuzz.h"
-#include "loader.h"
+#include "core/core.h"
 
 #define PREFIX_TEXT_MAX (INET6_ADDRSTRLEN + 8)
 

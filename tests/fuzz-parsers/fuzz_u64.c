@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
-#include "loader.h"
+#include "core/core.h"
 
 static bool ref_u64(const char *t, unsigned long long min, unsigned long long max,
 		    unsigned long long *out)

@@ -187,7 +187,7 @@ xdpt_ok "$BIN" config check "$EXAMPLE"
 xdpt_log "the example config: $XDPT_OUT"
 # The unit's capabilities are exactly what xdpong checks for: with that
 # bounding set the loader's own check passes, and without any one of them
-# it names the one that is missing (loader/privs.c, xdpong(8) SECURITY).
+# it names the one that is missing (loader/core/privs.c, xdpong(8) SECURITY).
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 xdpt_assert_eq "CAP_BPF CAP_PERFMON CAP_NET_ADMIN" "$caps" "CapabilityBoundingSet"
 set_of()

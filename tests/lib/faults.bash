@@ -14,7 +14,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FLOOD=${FLOOD:-$XDPT_REPO/build/tests/faults/flood}
-# The files `xdpong attach` pins, one per map (loader/maps.c).
+# The files `xdpong attach` pins, one per map (loader/core/pins.c).
 XDF_PIN_NAMES="stats latency addr4 addr6 ratelim trace bss rodata carry latcarry txfail active"
 XDF_T0=$(date +%s%N)
 

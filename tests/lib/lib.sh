@@ -303,7 +303,7 @@ xdpt_peer_xdp_pass()
 
 # xdpt_require_feature NAME WHY: skip (saying what the kernel lacks) unless
 # the running kernel has xdpong's feature NAME, as `xdpong status --json`
-# reports it (found by trying: loader/probe.c). NAME: frags, rate_limits.
+# reports it (found by trying: loader/core/probe.c). NAME: frags, rate_limits.
 xdpt_require_feature()
 {
 	local k

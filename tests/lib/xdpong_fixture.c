@@ -14,7 +14,8 @@
 #include <bpf/libbpf.h>
 
 #include "xdpong_fixture.h" /* xdpong.h: the skeleton names its structs */
-#include "../../loader/skel.h"
+#include "xdpong.skel.h"
+#include "../../loader/up/up.h"
 
 const uint8_t xf_our_mac[6] = XF_OUR_MAC;
 

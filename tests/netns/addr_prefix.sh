@@ -14,7 +14,8 @@
 #
 # 192.0.2.77 and 2001:db8:77::1 sit inside the prefixes: XDP answers.
 # 192.0.2.200 and 2001:db8:78::1 are routed to the responder too but are
-# outside them: no answer, and pass_dst_not_local counts them.
+# outside them: no answer, and pass_dst_not_local counts them. Last,
+# `addr add` and `del` take 226 prefixes in one call each.
 . "$(dirname "$0")/../lib/lib.sh"
 
 xdpt_require_all
@@ -75,6 +76,26 @@ xdpt_get r4 reply_echo4
 xdpt_get nl pass_dst_not_local
 xdpt_assert_eq $((r4_0 + 2)) "$r4" "reply_echo4: only 192.0.2.77"
 xdpt_assert_ge 2 "$nl" "pass_dst_not_local for the interface's own address"
+
+xdpt_log "addr add and del: as many prefixes as the command line carries"
+many=()
+for i in $(seq 129 254); do
+	many+=("192.0.2.$i/32")
+done
+for i in $(seq 1 100); do
+	many+=("2001:db8:5::$(printf '%x' "$i")/128")
+done
+operators() {
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" addr "$IF_RESP" list --json
+	printf '%s\n' "$XDPT_OUT" | jq '[.addresses[] | select(.origin == "operator")] | length'
+}
+xdpt_ok --ns "$NS_RESP" "$XDPONG" addr "$IF_RESP" add "${many[@]}"
+xdpt_assert_eq "${#many[@]}" "$(operators)" "operator prefixes after one add"
+xdpt_ping_all "$NS_PING" -4 192.0.2.254 2
+xdpt_ping_all "$NS_PING" -6 2001:db8:5::64 2
+xdpt_ok --ns "$NS_RESP" "$XDPONG" addr "$IF_RESP" del "${many[@]}"
+xdpt_assert_eq 0 "$(operators)" "operator prefixes after one del"
+xdpt_ping_none "$NS_PING" -4 192.0.2.254 2
 
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 xdpt_pass

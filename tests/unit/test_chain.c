@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The parts of loader/chain.c (sharing the interface through libxdp's
+ * The parts of loader/up/chain.c (sharing the interface through libxdp's
  * dispatcher) that run without a dispatcher, which this machine's kernel
  * refuses: the VM suite's netns/dispatcher covers the rest.
  *  - The run configuration written into the object's BTF is what libxdp
@@ -18,7 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
-#include "loader.h"
+#include "up/up.h"
 #include "xdpong.skel.h"
 
 static int passed, failed;

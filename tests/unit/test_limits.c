@@ -2,7 +2,7 @@
 /*
  * The rate limits across CPUs, within the bounds xdpong(8) states for
  * them (--rate-limit, --global-limit). The real program, configured as
- * the loader configures it (loader/ratelimit.c), is run from two threads
+ * the loader configures it (loader/up/ratelimit.c), is run from two threads
  * pinned to two CPUs at once with bpf_prog_test_run_opts, each offering
  * far more than the limit for SECONDS; the replies each CPU sent are
  * read from the per-CPU counters. T is measured: from a thread's first
@@ -39,8 +39,7 @@
 
 #include "xdpong.h"
 #include "xdpong.skel.h"
-#include "../../loader/probe.h"
-#include "../../loader/ratelimit.h"
+#include "../../loader/up/up.h"
 #include "packet.h"
 #include "xdpong_fixture.h"
 

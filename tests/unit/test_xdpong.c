@@ -28,8 +28,7 @@
 #include "xdpong.h"
 #include "xdpong_names.h"
 #include "xdpong.skel.h"
-#include "../../loader/probe.h"
-#include "../../loader/ratelimit.h"
+#include "../../loader/up/up.h"
 #include "hex.h"
 #include "packet.h"
 #include "reference.h"
@@ -96,7 +95,7 @@ static struct instance insts[N_INST] = {
 	[SAMPLE3] = { .name = "sample-3" },
 };
 
-static bool verbose;
+static bool say_all; /* -v */
 static char libbpf_last[160]; /* last line of the last verifier log */
 static unsigned int n_passed, n_failed;
 
@@ -617,7 +616,7 @@ static int read_latency(const struct instance *in, struct xdpong_latency *out)
 /* ---- Reporting ---- */
 static bool case_failed;
 /*
- * A case this kernel cannot run (loader/probe.h: found by trying): the
+ * A case this kernel cannot run (loader/core/probe.c: found by trying): the
  * feature it needs, counted and named at the end. Never a version check.
  */
 static const char *case_skipped;
@@ -660,13 +659,13 @@ static void case_end(const char *name)
 {
 	if (case_skipped && !case_failed) {
 		n_skipped++;
-		if (verbose)
+		if (say_all)
 			printf("skip %s (no %s)\n", name, case_skipped);
 	} else if (case_failed) {
 		n_failed++;
 	} else {
 		n_passed++;
-		if (verbose)
+		if (say_all)
 			printf("ok   %s\n", name);
 	}
 }
@@ -777,7 +776,7 @@ static void run_frame(const char *name, enum inst i, const uint8_t *in,
 			pkt_hexdiff(stdout, "    ", out, opts.data_size_out, in, in_len);
 		}
 	}
-	if (case_failed && verbose) {
+	if (case_failed && say_all) {
 		printf("    input: ");
 		pkt_hexline(stdout, in, in_len);
 	}
@@ -1262,7 +1261,7 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 
 	if (level != LIBBPF_WARN)
 		return 0;
-	if (verbose)
+	if (say_all)
 		return vfprintf(stderr, fmt, ap);
 	/* Keep the verifier's last line for the failure of a program that did not load. */
 	if (vasprintf(&msg, fmt, ap) < 0)
@@ -1284,7 +1283,7 @@ int main(int argc, char **argv)
 
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-v") || !strcmp(argv[a], "--verbose")) {
-			verbose = true;
+			say_all = true;
 		} else {
 			fprintf(stderr, "usage: %s [-v]\n", argv[0]);
 			return 2;

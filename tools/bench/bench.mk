@@ -14,7 +14,7 @@ BENCH_OBJS := $(patsubst tools/bench/%.c,$(BENCH_DIR)/obj/%.o,$(BENCH_SRCS))
 # Frames and checksums come from lib/packet.c, the builder the tests use too.
 BENCH_LIB  := $(XDPONG_LIB)
 # The limits' rodata as the loader sets it (the cost row with both limits on).
-BENCH_LIB  += $(BUILD)/loader/ratelimit.o
+BENCH_LIB  += $(BUILD)/loader/up/ratelimit.o
 BENCH_HDRS := $(wildcard tools/bench/*.h) include/xdpong.h
 BENCH_BIN  := $(BENCH_DIR)/xdpong-bench
 

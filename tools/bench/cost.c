@@ -28,7 +28,7 @@
 #include "hex.h"
 #include "packet.h"
 #include "xdpong.h"
-#include "../../loader/ratelimit.h"
+#include "../../loader/up/up.h"
 #include "pass.skel.h"
 #include "reflect.skel.h"
 #include "xdpong_cost.skel.h"

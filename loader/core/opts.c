@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The option table and the one parser built from it. xdp-tools declares
+ * its options as table rows (lib/util/params.h); this is the same idea,
+ * written for xdpong: a row per option, a parser per argument type.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+#define ATTACH_RUN (CMD_BIT(CMD_ATTACH) | CMD_BIT(CMD_RUN))
+#define ALL_CMDS ((1U << CMD_COUNT) - 1)
+#define RATE_MAX 1000000000ULL
+
+/* The table, one option per entry, as written: clang-format would give each field a line. */
+/* clang-format off */
+const struct opt_def opt_table[] = {
+	{ .name = "mode", .short_name = 'm', .arg = ARG_MODE, .metavar = "MODE",
+	  .cmds = ATTACH_RUN, .config = CFG_ANY, OPT_FIELD(mode),
+	  .help = "auto (default: native, else skb), native, skb" },
+	{ .name = "addr", .short_name = 'a', .arg = ARG_PREFIX, .metavar = "PREFIX",
+	  .cmds = ATTACH_RUN, .config = CFG_ANY, OPT_FIELD(addrs), OPT_FIELD2(n_addrs),
+	  .help = "also answer for PREFIX (repeatable), e.g.\n"
+		  "192.0.2.1, 192.0.2.0/24, 2001:db8::/64" },
+	{ .name = "no-iface-addrs", .arg = ARG_NONE, .cmds = ATTACH_RUN, .config = CFG_ANY,
+	  OPT_FIELD(no_iface_addrs), .group = GROUP_ADDRS,
+	  .help = "answer only for --addr prefixes" },
+	{ .name = "host-addrs", .arg = ARG_NONE, .cmds = ATTACH_RUN, .config = CFG_ANY,
+	  OPT_FIELD(host_addrs), .group = GROUP_ADDRS,
+	  .help = "also answer for the host's addresses on other\n"
+		  "interfaces (an anycast address on lo, say), as\n"
+		  "the kernel does; run follows them" },
+	{ .name = "force", .short_name = 'f', .arg = ARG_NONE, .cmds = ATTACH_RUN,
+	  OPT_FIELD(force),
+	  .help = "replace an XDP program already on IFACE" },
+	{ .name = "priority", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(priority), .min = 0, .max = 1000000,
+	  .help = "run priority in libxdp's dispatcher, lower first\n"
+		  "(default 50; xdp-filter runs at 10)" },
+	{ .name = "latency-sample", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(latency_sample), .min = 0, .max = 1U << 30,
+	  .help = "time 1 reply in N for the latency histogram, at most\n"
+		  "one a tick per CPU (default 64; 1: every reply; 0: off)" },
+	{ .name = "rate-limit", .arg = ARG_RATE, .metavar = "PPS[:BURST]", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(rate_pps), OPT_FIELD2(rate_burst),
+	  .help = "at most PPS replies/s per source (IPv4 /32,\n"
+		  "IPv6 /64), bursts of BURST (default PPS)" },
+	{ .name = "global-limit", .arg = ARG_RATE, .metavar = "PPS[:BURST]", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(global_pps), OPT_FIELD2(global_burst),
+	  .help = "at most PPS replies/s in all (never more; under\n"
+		  "contention a few fewer: see xdpong(8))" },
+	{ .name = "interval", .short_name = 'i', .arg = ARG_SECONDS, .metavar = "SECS",
+	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(interval),
+	  .help = "print per-second rates every SECS seconds" },
+	{ .name = "json", .short_name = 'j', .arg = ARG_NONE,
+	  .cmds = CMD_BIT(CMD_RUN) | CMD_BIT(CMD_STATUS) | CMD_BIT(CMD_STATS) |
+		  CMD_BIT(CMD_ADDR) | CMD_BIT(CMD_TRACE),
+	  OPT_FIELD(json),
+	  .help = "JSON output (one object per line where there are several)" },
+	{ .name = "metrics-file", .arg = ARG_PATH, .metavar = "PATH", .cmds = CMD_BIT(CMD_RUN),
+	  .config = CFG_GLOBAL, OPT_FIELD(metrics_file),
+	  .help = "rewrite PATH atomically every --interval (default\n"
+		  "15 s, then nothing is printed) in the Prometheus\n"
+		  "text format, for node_exporter's textfile\n"
+		  "collector; removed on exit" },
+	{ .name = "all", .short_name = 'a', .arg = ARG_NONE, .cmds = CMD_BIT(CMD_STATS),
+	  OPT_FIELD(all),
+	  .help = "list reasons that are still zero too" },
+	{ .name = "prometheus", .short_name = 'p', .arg = ARG_NONE, .cmds = CMD_BIT(CMD_STATS),
+	  OPT_FIELD(prometheus),
+	  .help = "one sample in the Prometheus text format" },
+	{ .name = "count", .short_name = 'c', .arg = ARG_UINT, .metavar = "N",
+	  .cmds = CMD_BIT(CMD_TRACE), OPT_FIELD(count), .min = 1, .max = ~0ULL,
+	  .help = "stop after N packets" },
+	{ .name = "off", .arg = ARG_NONE, .cmds = CMD_BIT(CMD_TRACE), OPT_FIELD(off),
+	  .help = "turn the events off if no trace is running (after\n"
+		  "a trace was killed with SIGKILL)" },
+	{ .name = "config", .short_name = 'c', .arg = ARG_PATH, .metavar = "FILE",
+	  .cmds = CMD_BIT(CMD_RUN), OPT_FIELD(config),
+	  .help = "serve every interface of FILE (see xdpong(8),\n"
+		  "CONFIG FILE) instead of IFACE and options" },
+	{ .name = "metrics-listen", .arg = ARG_LISTEN, .metavar = "ADDR:PORT",
+	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(metrics_listen),
+	  .help = "serve GET /metrics (Prometheus) and /healthz\n"
+		  "over HTTP at ADDR:PORT, e.g. 127.0.0.1:9435" },
+	{ .name = "verbose", .short_name = 'v', .arg = ARG_COUNT, .cmds = ALL_CMDS,
+	  OPT_FIELD(verbose),
+	  .help = "say more (twice: libbpf's and libxdp's debug output)" },
+	{ .name = "help", .short_name = 'h', .arg = ARG_HELP, .cmds = ALL_CMDS,
+	  .help = "this help" },
+};
+/* clang-format on */
+const int opt_count = sizeof(opt_table) / sizeof(opt_table[0]);
+_Static_assert(sizeof(opt_table) / sizeof(opt_table[0]) <= OPTS_MAX, "opt_table has more rows than "
+								     "OPTS_MAX (core.h)");
+
+const struct opt_def *opt_by_name(const char *name)
+{
+	for (int i = 0; i < opt_count; i++)
+		if (!strcmp(opt_table[i].name, name))
+			return &opt_table[i];
+	return NULL;
+}
+
+bool opts_seen(const struct opts *o, const char *name)
+{
+	const struct opt_def *d = opt_by_name(name);
+
+	return d && o->seen[opt_index(d)];
+}
+
+/* "PPS" or "PPS:BURST"; BURST defaults to PPS (one second's worth).
+ * docs/input-rules.md "Options"; checked by tests/fuzz-parsers/fuzz_attach.c. */
+static int parse_rate(const char *text, unsigned long long *pps, unsigned long long *burst)
+{
+	char buf[64], *colon;
+
+	if (strlen(text) >= sizeof(buf))
+		return -1;
+	strcpy(buf, text);
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon = '\0';
+	if (parse_u64(buf, 1, RATE_MAX, pps))
+		return -1;
+	if (!colon) {
+		*burst = *pps;
+		return 0;
+	}
+	return parse_u64(colon + 1, 1, RATE_MAX, burst);
+}
+
+/* --mode's words: the first of each mode is its name (opts_mode_name);
+ * drv and generic are ip-link's. */
+static const struct {
+	const char *word;
+	enum opts_mode mode;
+} mode_words[] = {
+	{ "auto", MODE_AUTO },  { "native", MODE_NATIVE }, { "skb", MODE_SKB },
+	{ "drv", MODE_NATIVE }, { "generic", MODE_SKB },
+};
+
+const char *opts_mode_name(enum opts_mode mode)
+{
+	for (size_t i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++)
+		if (mode_words[i].mode == mode)
+			return mode_words[i].word;
+	return "auto";
+}
+
+static int parse_mode(const char *text, enum opts_mode *mode)
+{
+	for (size_t i = 0; i < sizeof(mode_words) / sizeof(mode_words[0]); i++) {
+		if (!strcmp(text, mode_words[i].word)) {
+			*mode = mode_words[i].mode;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The option's value in o, and its second one. */
+#define VALUE(o, d, type) ((type *)((char *)(o) + (d)->off))
+#define VALUE2(o, d, type) ((type *)((char *)(o) + (d)->off2))
+
+/* One more --addr: -1 with errbuf set when there is no room; *why set
+ * when text is not a prefix. */
+static int add_prefix(const struct opt_def *d, const char *text, struct opts *o, const char **why,
+		      char *errbuf, size_t errlen)
+{
+	struct prefix *p = VALUE(o, d, struct prefix);
+	int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
+
+	if (*n >= room) {
+		snprintf(errbuf, errlen, "too many (at most %d)", room);
+		return -1;
+	}
+	if (prefix_parse(text, &p[*n])) {
+		*why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
+		return 0;
+	}
+	prefix_mask(&p[*n]);
+	(*n)++;
+	return 0;
+}
+
+int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *errbuf, size_t errlen)
+{
+	unsigned long long u = 0, u2 = 0;
+	double secs = 0;
+	const char *why = NULL;
+
+	/* Parsed into locals, stored only when valid: a refused value
+	 * leaves o as it was. */
+	switch (d->arg) {
+	case ARG_NONE:
+		*VALUE(o, d, bool) = true;
+		break;
+	case ARG_COUNT:
+		(*VALUE(o, d, int))++;
+		break;
+	case ARG_HELP:
+		break;
+	case ARG_MODE: /* parse_mode stores only a valid mode */
+		if (parse_mode(text, VALUE(o, d, enum opts_mode)))
+			why = "expected auto, native or skb";
+		break;
+	case ARG_PREFIX:
+		if (add_prefix(d, text, o, &why, errbuf, errlen))
+			return -1;
+		break;
+	case ARG_UINT:
+		if (parse_u64(text, d->min, d->max, &u)) {
+			if (d->max == ~0ULL)
+				snprintf(errbuf, errlen, "expected a whole number from %llu",
+					 d->min);
+			else
+				snprintf(errbuf, errlen, "expected a whole number, %llu to %llu",
+					 d->min, d->max);
+			return -1;
+		}
+		*VALUE(o, d, unsigned long long) = u;
+		break;
+	case ARG_RATE:
+		if (parse_rate(text, &u, &u2)) {
+			why = "expected PPS or PPS:BURST, each 1 to 1000000000";
+			break;
+		}
+		*VALUE(o, d, unsigned long long) = u;
+		*VALUE2(o, d, unsigned long long) = u2;
+		break;
+	case ARG_SECONDS:
+		if (parse_seconds(text, 0.01, 86400, &secs))
+			why = "expected seconds, 0.01 to 86400";
+		else
+			*VALUE(o, d, double) = secs;
+		break;
+	case ARG_PATH:
+		if (!*text)
+			why = "expected a path";
+		else
+			*VALUE(o, d, const char *) = text;
+		break;
+	case ARG_LISTEN:
+		if (listen_parse(text, NULL))
+			why = "expected ADDR:PORT, an IP address of this host and a port 1 to "
+			      "65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
+		else
+			*VALUE(o, d, const char *) = text;
+		break;
+	}
+	if (why) {
+		snprintf(errbuf, errlen, "%s", why);
+		return -1;
+	}
+	o->seen[opt_index(d)] = true;
+	return 0;
+}
+
+void opts_init(struct opts *o, enum cmd_id cmd)
+{
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	o->mode = MODE_AUTO;
+	o->latency_sample = 64;
+	o->priority = 50;
+}
+
+static bool takes(const struct opt_def *d, const struct cmd_def *cmd)
+{
+	return d->cmds & CMD_BIT(cmd->id);
+}
+
+/* The name the user typed, without "=value": "--interval", "-x". */
+static const char *typed_name(const char *arg, char *buf, size_t size)
+{
+	size_t n = strcspn(arg, "=");
+
+	snprintf(buf, size, "%.*s", (int)(n < size ? n : size - 1), arg);
+	return buf;
+}
+
+/* getopt_long's tables for cmd's options; a long option's val is 256 +
+ * its row. */
+static void getopt_tables(const struct cmd_def *cmd, struct option *longopts, char *shortopts)
+{
+	int n = 0, s = 0;
+
+	/* ':' first: a missing value is ':' and an unknown option is '?'. */
+	shortopts[s++] = ':';
+	for (int i = 0; i < opt_count; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		if (!takes(d, cmd))
+			continue;
+		longopts[n++] = (struct option){
+			.name = d->name,
+			.has_arg = d->arg == ARG_NONE || d->arg == ARG_COUNT || d->arg == ARG_HELP ?
+					   no_argument :
+					   required_argument,
+			.val = 256 + i,
+		};
+		if (d->short_name) {
+			shortopts[s++] = d->short_name;
+			if (longopts[n - 1].has_arg)
+				shortopts[s++] = ':';
+		}
+	}
+	longopts[n] = (struct option){ 0 };
+	shortopts[s] = '\0';
+}
+
+/* The positional arguments, after the options: their number, and an
+ * interface name the kernel could have. 0, or OPTS_USAGE (said). */
+static int take_args(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
+{
+	/* getopt_long has put them last, in order. */
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	if (o->n_args > cmd->max_args) {
+		log_error("unexpected argument '%s' (usage: xdpong %s %s)", o->args[cmd->max_args],
+			  cmd->name, cmd->synopsis);
+		return OPTS_USAGE;
+	}
+	/* An interface name the kernel could never have is a usage error. */
+	if (o->n_args && cmd->iface_arg && (!*o->args[0] || strlen(o->args[0]) >= IF_NAMESIZE)) {
+		log_error("invalid interface name '%s': expected 1 to %d characters", o->args[0],
+			  IF_NAMESIZE - 1);
+		return OPTS_USAGE;
+	}
+	if (o->n_args < cmd->min_args) {
+		log_error("missing %s (usage: xdpong %s %s)", o->n_args ? "argument" : "interface",
+			  cmd->name, cmd->synopsis);
+		return OPTS_USAGE;
+	}
+	return 0;
+}
+
+int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
+{
+	struct option longopts[OPTS_MAX + 1];
+	char shortopts[2 * OPTS_MAX + 3], errbuf[128], name[64];
+	int c, idx;
+
+	opts_init(o, cmd->id);
+	getopt_tables(cmd, longopts, shortopts);
+
+	optind = 0; /* 0: glibc starts over, forgetting a previous parse */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &idx)) != -1) {
+		const struct opt_def *d = NULL;
+
+		if (c == '?' || c == ':') {
+			const char *what =
+				optopt && optopt < 256 ?
+					(snprintf(name, sizeof(name), "-%c", optopt), name) :
+					typed_name(argv[optind - 1], name, sizeof(name));
+
+			if (c == ':')
+				log_error("option '%s' needs a value (see 'xdpong %s --help')",
+					  what, cmd->name);
+			else
+				log_error("unknown option '%s' for '%s' (see 'xdpong %s --help')",
+					  what, cmd->name, cmd->name);
+			return OPTS_USAGE;
+		}
+		if (c >= 256) {
+			d = &opt_table[c - 256];
+		} else {
+			for (int i = 0; i < opt_count && !d; i++)
+				if (opt_table[i].short_name == c && takes(&opt_table[i], cmd))
+					d = &opt_table[i];
+		}
+		if (!d)
+			continue; /* not reached: getopt returns only what we gave it */
+		if (d->arg == ARG_HELP) {
+			cmd_usage(stdout, cmd);
+			return OPTS_HELP;
+		}
+		if (opt_set(d, optarg, o, errbuf, sizeof(errbuf))) {
+			log_error("invalid --%s '%s': %s", d->name, optarg, errbuf);
+			return OPTS_USAGE;
+		}
+	}
+	if (take_args(cmd, argc, argv, o))
+		return OPTS_USAGE;
+	if (opts_conflict(o)) {
+		log_error("%s", opts_conflict(o));
+		return OPTS_USAGE;
+	}
+	return 0;
+}
+
+const char *opts_conflict(const struct opts *o)
+{
+	if (o->no_iface_addrs && o->host_addrs)
+		return "--host-addrs and --no-iface-addrs contradict each other: the host's "
+		       "addresses include the interface's";
+	return NULL;
+}
+
+static void print_opt(FILE *f, const struct opt_def *d)
+{
+	const char *line = d->help;
+	char head[64];
+	int n;
+
+	if (d->short_name)
+		n = snprintf(head, sizeof(head), "-%c, --%s", d->short_name, d->name);
+	else
+		n = snprintf(head, sizeof(head), "    --%s", d->name);
+	if (d->metavar)
+		snprintf(head + n, sizeof(head) - n, " %s", d->metavar);
+	/* Help in a column of its own; a long head gets a line to itself. */
+	if (strlen(head) < 25)
+		fprintf(f, "  %-25s", head);
+	else
+		fprintf(f, "  %s\n  %-25s", head, "");
+	for (;;) {
+		size_t len = strcspn(line, "\n");
+
+		fprintf(f, "%.*s\n", (int)len, line);
+		if (!line[len])
+			break;
+		line += len + 1;
+		fprintf(f, "  %-25s", "");
+	}
+}
+
+void cmd_usage(FILE *f, const struct cmd_def *cmd)
+{
+	fprintf(f, "Usage: xdpong %s %s\n\n%s\n\nOptions:\n", cmd->name, cmd->synopsis,
+		cmd->description);
+	for (int i = 0; i < opt_count; i++)
+		if (takes(&opt_table[i], cmd))
+			print_opt(f, &opt_table[i]);
+	fprintf(f, "\nExamples:\n%s", cmd->examples);
+}

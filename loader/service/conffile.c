@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The config file, /etc/xdpong/xdpong.conf: INI, parsed with inih (Debian's
+ * libinih, a small well-kept INI reader with no dependencies). A [global]
+ * section and one [interface NAME] section per interface; every key is a
+ * long option of `xdpong run` that the option table marks for config files,
+ * and it is parsed by the same code as on the command line (opt_set). A
+ * repeated key adds a value; an interface's key replaces the global one of
+ * the same name. `include = PATH` (in [global]) reads more files: a glob
+ * may match nothing, a plain path must exist.
+ *
+ * inih's handler sees neither line numbers (the library is built without
+ * INI_HANDLER_LINENO) nor sections without keys (an "[interface eth1]" with
+ * nothing under it is a whole configuration line): so the lines are fed
+ * through our reader, which counts them and notes each section header.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ini.h>
+#include "service.h"
+
+#define MAX_DEPTH 4 /* include nesting */
+
+struct parse {
+	struct config *c;
+	const char *path;
+	FILE *f;
+	int line;
+	int depth;
+	int section;      /* -1: [global], else an index into c->ifaces */
+	bool bad_section; /* the current section was refused: skip its keys */
+	bool failed;
+};
+
+static int fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	p->failed = true;
+	if (p->c->error[0])
+		return 0; /* the first error is the one reported */
+	n = snprintf(p->c->error, sizeof(p->c->error), "%s:%d: ", p->path, p->line);
+	va_start(ap, fmt);
+	vsnprintf(p->c->error + n, sizeof(p->c->error) - n, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* Levenshtein distance, for "did you mean": option names are short. */
+static int distance(const char *a, const char *b)
+{
+	int la = strlen(a), lb = strlen(b), d[64][64];
+
+	if (la >= 64 || lb >= 64)
+		return 99;
+	for (int i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= la; i++)
+		for (int j = 1; j <= lb; j++) {
+			int x = d[i - 1][j] + 1, y = d[i][j - 1] + 1,
+			    z = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
+		}
+	return d[la][lb];
+}
+
+static const char *closest_key(const char *name)
+{
+	const char *best = NULL;
+	int bd = 4;
+
+	for (int i = 0; i < opt_count; i++) {
+		int d;
+
+		if (opt_table[i].config == CFG_NONE)
+			continue;
+		d = distance(name, opt_table[i].name);
+		if (d < bd) {
+			bd = d;
+			best = opt_table[i].name;
+		}
+	}
+	return best;
+}
+
+static bool valid_ifname(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= IF_NAMESIZE || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || isspace((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* "[global]" or "[interface NAME]", seen by the reader before any key. */
+static void section_start(struct parse *p, const char *text)
+{
+	char name[128];
+
+	p->bad_section = false;
+	if (!strcmp(text, "global")) {
+		p->section = -1;
+		return;
+	}
+	if (sscanf(text, "interface %127s", name) != 1 ||
+	    strlen(text) != strlen("interface ") + strlen(name)) {
+		fail(p, "unknown section [%s] (expected [global] or [interface NAME])", text);
+		p->bad_section = true;
+		return;
+	}
+	if (!valid_ifname(name)) {
+		fail(p,
+		     "invalid interface name '%s' in [interface %s]: 1 to %d characters, no "
+		     "'/', ':' or spaces",
+		     name, name, IF_NAMESIZE - 1);
+		p->bad_section = true;
+		return;
+	}
+	for (int i = 0; i < p->c->n_ifaces; i++) {
+		if (!strcmp(p->c->ifaces[i].name, name)) {
+			fail(p, "[interface %s] again (first at %s:%d): merge the two sections",
+			     name, p->c->ifaces[i].file, p->c->ifaces[i].line);
+			p->bad_section = true;
+			return;
+		}
+	}
+	if (p->c->n_ifaces >= CONFIG_MAX_IFACES) {
+		fail(p, "more than %d interfaces", CONFIG_MAX_IFACES);
+		p->bad_section = true;
+		return;
+	}
+	p->section = p->c->n_ifaces++;
+	memset(&p->c->ifaces[p->section], 0, sizeof(p->c->ifaces[0]));
+	snprintf(p->c->ifaces[p->section].name, IF_NAMESIZE, "%s", name);
+	snprintf(p->c->ifaces[p->section].file, sizeof(p->c->ifaces[0].file), "%s", p->path);
+	p->c->ifaces[p->section].line = p->line;
+	opts_init(&p->c->ifaces[p->section].o, CMD_RUN);
+}
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	char *s, *e;
+
+	long at = ftell(p->f), got;
+	size_t len;
+
+	if (!fgets(str, num, p->f))
+		return NULL;
+	p->line++;
+	len = strlen(str);
+	/* A NUL in a line: this is no text file. fgets read more than the
+	 * string holds (a pipe cannot tell: a short line that is not the last). */
+	got = at >= 0 ? ftell(p->f) - at : -1;
+	if (got >= 0 ? got != (long)len :
+		       len + 1 < (size_t)num && !feof(p->f) && !strchr(str, '\n')) {
+		fail(p, "a NUL byte: this is not a text config file");
+		return NULL;
+	}
+	/* inih would take the rest as the next line, and a value cut short
+	 * is another value: refuse, never truncate. */
+	if (!strchr(str, '\n') && !feof(p->f)) {
+		fail(p, "line longer than %d characters", num - 2);
+		return NULL;
+	}
+	for (s = str; isspace((unsigned char)*s); s++)
+		;
+	if (*s != '[')
+		return str;
+	e = strchr(s, ']');
+	if (e) {
+		char sec[160];
+
+		snprintf(sec, sizeof(sec), "%.*s", (int)(e - s - 1), s + 1);
+		section_start(p, sec);
+	}
+	return str;
+}
+
+static int parse_file(struct config *c, const char *path, int depth);
+
+/* A directory that does not exist matches nothing; one that cannot be
+ * read is an error (glob then stops: the callback returns non-zero). */
+static int glob_error(const char *path, int e)
+{
+	(void)path;
+	return e != ENOENT && e != ENOTDIR;
+}
+
+static int include(struct parse *p, const char *pattern)
+{
+	glob_t g;
+	int ret;
+
+	if (p->depth >= MAX_DEPTH)
+		return fail(p, "include nested more than %d deep", MAX_DEPTH);
+	ret = glob(pattern, 0, glob_error, &g);
+	if (ret == GLOB_NOMATCH) {
+		if (!strpbrk(pattern, "*?["))
+			return fail(p, "include: %s does not exist", pattern);
+		return 1; /* an empty conf.d/ is fine */
+	}
+	if (ret)
+		return fail(p, "include: cannot read %s", pattern);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		if (parse_file(p->c, g.gl_pathv[i], p->depth + 1)) {
+			globfree(&g);
+			p->failed = true;
+			return 0;
+		}
+	}
+	globfree(&g);
+	return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	const struct opt_def *d;
+	struct opts *o;
+	char why[160];
+
+	(void)section; /* the reader tracked it, empty sections included */
+	if (p->bad_section)
+		return 1; /* reported at its header */
+	if (p->section == -1 && !strcmp(name, "include"))
+		return include(p, value);
+	d = opt_by_name(name);
+	if (!d || d->config == CFG_NONE || !(d->cmds & CMD_BIT(CMD_RUN))) {
+		const char *near = closest_key(name);
+
+		if (d)
+			return fail(p, "'%s' is a command-line option only, not a config key",
+				    name);
+		if (near)
+			return fail(p, "unknown key '%s' (did you mean '%s'?)", name, near);
+		return fail(p,
+			    "unknown key '%s' (the keys are run's long options: see 'xdpong run "
+			    "--help')",
+			    name);
+	}
+	if (p->section >= 0 && d->config == CFG_GLOBAL)
+		return fail(p, "'%s' belongs in [global], not in [interface %s]", name,
+			    p->c->ifaces[p->section].name);
+	o = p->section >= 0 ? &p->c->ifaces[p->section].o : &p->c->global;
+	/* An interface's addr list replaces the global one: start it afresh. */
+	if (d->arg == ARG_PREFIX && p->section >= 0 && !o->seen[opt_index(d)])
+		*(int *)((char *)o + d->off2) = 0;
+	if (d->arg == ARG_NONE) {
+		if (strcmp(value, "yes") && strcmp(value, "true") && strcmp(value, "1"))
+			return fail(p,
+				    "invalid value '%s' for %s: expected yes (leave the key out "
+				    "for no)",
+				    value, name);
+	}
+	if (d->arg == ARG_PATH || d->arg == ARG_LISTEN) {
+		/* The value must outlive the parse: keep a copy. */
+		char *copy = strdup(value);
+
+		if (!copy || p->c->n_strings >= CONFIG_MAX_STRINGS) {
+			free(copy);
+			return fail(p, "too many values");
+		}
+		p->c->strings[p->c->n_strings++] = copy;
+		value = copy;
+	}
+	if (opt_set(d, value, o, why, sizeof(why)))
+		return fail(p, "invalid value '%s' for %s: %s", value, name, why);
+	return 1;
+}
+
+static int parse_file(struct config *c, const char *path, int depth)
+{
+	struct parse p = { .c = c, .path = path, .depth = depth, .section = -1 };
+	int ret;
+
+	p.f = fopen(path, "r");
+	if (!p.f) {
+		snprintf(c->error, sizeof(c->error), "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = ini_parse_stream(reader, &p, handler, &p);
+	fclose(p.f);
+	if (ret > 0 && !c->error[0])
+		snprintf(c->error, sizeof(c->error),
+			 "%s:%d: not 'key = value', '[global]' or '[interface NAME]'", path, ret);
+	if (ret < 0 && !c->error[0])
+		snprintf(c->error, sizeof(c->error), "%s: cannot parse (out of memory?)", path);
+	return ret || p.failed || c->error[0] ? -1 : 0;
+}
+
+/* Copy option d's value(s) from one struct opts to another. */
+static void opt_copy(const struct opt_def *d, struct opts *to, const struct opts *from)
+{
+	memcpy((char *)to + d->off, (const char *)from + d->off, d->size);
+	memcpy((char *)to + d->off2, (const char *)from + d->off2, d->size2);
+	to->seen[opt_index(d)] = from->seen[opt_index(d)];
+}
+
+/*
+ * An interface's options: the global ones, then its own key by key,
+ * through the table (opts.c): a key replaces the global value whole (an
+ * addr list too), and a key of a group (GROUP_ADDRS) replaces the
+ * group's every option, so that an interface's choice of addresses is
+ * its own; both in one section contradict (opts_conflict).
+ */
+static void merge(struct config *c)
+{
+	for (int i = 0; i < c->n_ifaces; i++) {
+		struct opts *o = &c->ifaces[i].o, g = c->global;
+
+		for (int k = 0; k < opt_count; k++) {
+			const struct opt_def *d = &opt_table[k];
+
+			if (!o->seen[k])
+				continue;
+			opt_copy(d, &g, o);
+			for (int j = 0; d->group && j < opt_count; j++)
+				if (opt_table[j].group == d->group)
+					opt_copy(&opt_table[j], &g, o);
+		}
+		g.cmd = CMD_RUN;
+		*o = g;
+	}
+}
+
+int config_load(const char *path, struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	opts_init(&c->global, CMD_RUN);
+	if (parse_file(c, path, 0)) {
+		config_free(c);
+		return -1;
+	}
+	if (!c->n_ifaces) {
+		snprintf(c->error, sizeof(c->error),
+			 "%s: no [interface NAME] section: nothing to serve", path);
+		config_free(c);
+		return -1;
+	}
+	if (opts_conflict(&c->global)) {
+		snprintf(c->error, sizeof(c->error), "%s: [global]: %s", path,
+			 opts_conflict(&c->global));
+		config_free(c);
+		return -1;
+	}
+	merge(c);
+	for (int i = 0; i < c->n_ifaces; i++) {
+		const char *why = opts_conflict(&c->ifaces[i].o);
+
+		if (why) {
+			snprintf(c->error, sizeof(c->error), "%s: [interface %s]: %s", path,
+				 c->ifaces[i].name, why);
+			config_free(c);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void config_free(struct config *c)
+{
+	for (int i = 0; i < c->n_strings; i++)
+		free(c->strings[i]);
+	c->n_strings = 0;
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The loader's third floor, loader/service/: what `xdpong run` keeps
+ * running. It owns the config file (conffile.c), the Prometheus text
+ * (prom.c), the interfaces served and their health (service.c), the HTTP
+ * endpoints (http.c) and listening for them (listen.c). It brings
+ * interfaces up and down only through up/up.h, and reads them through
+ * core/core.h; it includes no header above it. Returns: core.h's legend.
+ */
+#ifndef XDPONG_SERVICE_H
+#define XDPONG_SERVICE_H
+
+#include "../up/up.h"
+
+/* ---- conffile.c: /etc/xdpong/xdpong.conf ---- */
+#define CONFIG_DEFAULT "/etc/xdpong/xdpong.conf"
+#define CONFIG_MAX_IFACES 64
+#define CONFIG_MAX_STRINGS 64
+struct config_iface {
+	char name[IF_NAMESIZE];
+	char file[256]; /* where its section is, for messages */
+	int line;
+	struct opts o; /* [global] merged with its own keys */
+};
+struct config {
+	struct opts global;
+	int n_ifaces;
+	struct config_iface ifaces[CONFIG_MAX_IFACES];
+	char *strings[CONFIG_MAX_STRINGS]; /* values the opts point into */
+	int n_strings;
+	char error[512]; /* "FILE:LINE: what, and the fix" */
+};
+/* Parse path (and its includes) into c. 0, or -1 with c->error set.
+ * Changes nothing but c. */
+int config_load(const char *path, struct config *c);
+void config_free(struct config *c);
+
+/* ---- prom.c: Prometheus text format ---- */
+/* One interface to report: a and s NULL when it is configured but not
+ * attached (it gets xdpong_up 0 and nothing else). */
+struct prom_iface {
+	const char *name;
+	const struct attachment *a;
+	const struct snapshot *s;
+};
+int prom_print_all(FILE *f, const struct prom_iface *v, int n);
+int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
+/* Rewrite path atomically; errors are printed once, not every interval. */
+int prom_update_file(const char *path, const struct prom_iface *v, int n);
+
+/* ---- service.c: the interfaces `xdpong run` serves ---- */
+struct served {
+	char name[IF_NAMESIZE];
+	struct opts o; /* its settings */
+	int owner_fd;  /* owner.c's claim, -1 if none */
+	int owned_ifindex;
+	bool up;             /* attached by this run */
+	struct attachment a; /* when up */
+	time_t since;        /* attached since */
+	char why[256];       /* why not up */
+	bool missing;        /* not up because the interface does not exist */
+	struct snapshot prev, cur;
+	bool have_stats;
+	bool resync;       /* addresses changed: service_flush() resyncs */
+	bool lost;         /* detached behind our back: service_lost() released it */
+	__u32 self_xdp_id; /* the dispatcher's id self_record() last wrote */
+};
+struct service {
+	struct served v[CONFIG_MAX_IFACES];
+	int n;
+	bool wait_for_ifaces; /* config mode: a missing interface is waited for */
+	bool lost_one;        /* an interface was deleted (ends a CLI-mode run) */
+};
+/* Claim, then load or take over. 0, or -1 with why set (and said, except
+ * a missing interface: v->missing, which the caller may wait for). */
+int served_up(struct served *v);
+void served_down(struct served *v, bool detach);
+/* Make the interface-origin addresses equal the interface's. */
+void served_resync(struct served *v, bool quiet);
+/* Is our program still the one on the interface? */
+bool served_answering(const struct served *v);
+/* How many attached interfaces' programs are no longer on them (detached
+ * behind our back); what would outlive us of each is released: libxdp's
+ * pins of a dispatcher detached without it, and our pins. */
+int service_lost(struct service *svc);
+/* A netlink event (monitor_read_all's callback). Address changes are
+ * only marked: service_flush() resyncs once the socket is drained. */
+void service_event(struct service *svc, int ifindex, int ev);
+void service_flush(struct service *svc);
+/* Read every attached interface's counters (prev keeps the last ones). */
+void service_tick(struct service *svc);
+/* /metrics and the metrics file: every interface, attached or not. */
+int service_prom(struct service *svc, FILE *f);
+/* The metrics file (--metrics-file) rewritten: every interface. */
+void service_write_metrics(struct service *svc, const char *path);
+/* systemd's STATUS= line: what is answered, and busy (the --metrics-listen
+ * address another process holds; NULL if none). */
+void service_notify_status(const struct service *svc, const char *busy);
+/* A new configuration: interfaces added, removed, changed; the rest
+ * untouched. 0, -errno. */
+int service_apply(struct service *svc, const struct config *c);
+/* The configured interfaces, as served entries (not yet attached). */
+void service_fill(struct service *svc, const struct config *c);
+/* Attach every interface: how many are up, or -1 when the command line's
+ * one interface cannot be (a config's missing ones are waited for). */
+int service_up_all(struct service *svc);
+/* /healthz's body on f, a line per interface: whether every configured
+ * interface is attached and answering. */
+bool service_health(const struct service *svc, FILE *f);
+
+/* ---- http.c: GET /metrics and /healthz ---- */
+struct http;
+/* Listen on addr ("127.0.0.1:9435"). NULL with the reason said; with
+ * busy, a port another process holds sets *busy and is not said. */
+struct http *http_start(const char *addr, struct service *svc, bool *busy);
+/* The fd to poll for it, and how long to wait at most (ms, -1: forever). */
+int http_fd(const struct http *h);
+int http_timeout_ms(const struct http *h);
+/* Serve what is ready; call when its fd is readable or the timeout passed. */
+void http_run(struct http *h);
+void http_stop(struct http *h);
+
+/* ---- listen.c: --metrics-listen, tried again while the port is taken ---- */
+#define LISTEN_RETRY_S 5
+struct listener {
+	const char *addr; /* NULL: none asked for */
+	struct http *h;   /* NULL while not listening */
+	int retry_fd;     /* a timerfd while waiting for the port, else -1 */
+};
+/* Listen on addr (NULL: none). 0 when listening, or when another process
+ * holds the port (said once; listener_retry tries again), -1 when addr
+ * cannot be listened on at all (said). l is untouched on -1. */
+int listener_open(struct listener *l, const char *addr, struct service *svc);
+/* retry_fd is readable: one more try. */
+void listener_retry(struct listener *l, struct service *svc);
+/* Still waiting for the port? */
+bool listener_waiting(const struct listener *l);
+void listener_close(struct listener *l);
+
+#endif /* XDPONG_SERVICE_H */
