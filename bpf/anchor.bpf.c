@@ -9,7 +9,7 @@
  * (Linux 5.10: re-attaching freplace programs). So the loader verifies
  * xdpong against xdpong_slot here, fills its maps, and only then hands it
  * to libxdp, which links it into the dispatcher's next free slot
- * (loader/chain.c). This program is never attached anywhere.
+ * (loader/up/chain.c). This program is never attached anywhere.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -34,7 +34,7 @@ int xdpong_anchor(struct xdp_md *ctx)
 }
 
 /* The smallest extension, to ask the kernel whether it takes extension
- * programs at all (loader/chain.c, chain_possible), before xdpong is
+ * programs at all (loader/up/chain.c, chain_possible), before xdpong is
  * loaded as one. Loaded only for that, against xdpong_slot. */
 SEC("freplace/xdpong_slot")
 int xdpong_probe(struct xdp_md *ctx)

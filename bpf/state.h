@@ -19,7 +19,7 @@ const volatile __u64 cfg_global_cost_ns = 0;      /* all sources: 1e9/PPS */
 const volatile __u64 cfg_global_tolerance_ns = 0; /* (BURST - 1) * cost */
 /* Cells a CPU takes from a limit's shared state at once (1: one per
  * reply), and what all CPUs may hold so, in ns of cost: the shared state's
- * tolerance is the limit's less that (loader/ratelimit.c). */
+ * tolerance is the limit's less that (loader/up/ratelimit.c). */
 const volatile __u32 cfg_rate_batch = 1;
 const volatile __u64 cfg_rate_held_ns = 0;
 const volatile __u32 cfg_global_batch = 1;
@@ -38,7 +38,7 @@ const volatile __u64 cfg_gen = 0;
 /*
  * Multi-buffer XDP (5.18: the frags flag, bpf_xdp_load_bytes,
  * bpf_xdp_get_buff_len). The loader clears it where the kernel lacks them
- * (loader/probe.c); every use of those helpers is behind it, so the
+ * (loader/core/probe.c); every use of those helpers is behind it, so the
  * verifier, which knows a frozen rodata value, never walks to a helper
  * the kernel does not have. Every frame is then one buffer.
  */
@@ -57,7 +57,7 @@ __u64 trace_lost = 0;             /* events the ring buffer had no room for */
 /* Written by the loader once attached, never read here: this program's id
  * (low half) and the id the interface shows (high half: itself, or its
  * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,
- * and tells them live from stale by this word (loader/attachment.c). */
+ * and tells them live from stale by this word (loader/core/attachment.c). */
 volatile __u64 self_ids = 0;
 /*
  * GCRA state of the global limit, shared by the CPUs, which write it once
@@ -167,7 +167,7 @@ struct {
 
 /*
  * Which xdpong acts while two share one libxdp dispatcher chain, during a
- * takeover inside it (loader/chain.c): 0, every one; else only the one
+ * takeover inside it (loader/up/chain.c): 0, every one; else only the one
  * whose cfg_gen it holds. Another passes every frame on, uncounted, so no
  * frame is answered or counted twice. Shared by the two (reused at the
  * takeover: its layout never changes), written only by the loader.

@@ -37,7 +37,7 @@ int xdpong(struct xdp_md *ctx)
  * XDP_TX is a request: the driver may still fail to send the frame (a
  * veth whose peer runs no XDP program, a full TX ring). The kernel says
  * so in two tracepoints, which these count for this interface only. The
- * loader attaches them next to the XDP program (loader/txwatch.c).
+ * loader attaches them next to the XDP program (loader/up/txwatch.c).
  */
 static __always_inline bool tx_dev_ours(const struct net_device *dev)
 {
