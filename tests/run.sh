@@ -10,6 +10,11 @@
 # (build/tests/fuzz_xdpong --frames 100000 --seed 1: a fixed seed, so the
 # same frames on every machine), then the shell tests:
 # tests/netns/*.sh, tests/cli/*.sh, then any other tests/<dir>/*.sh.
+# A test with the line "# xdpt-parallel: yes" (tests/vm/: each boots a
+# guest of its own) runs beside the others instead, from the start: at
+# most XDPT_JOBS_BESIDE (default 1) at a time while the rest run one at a
+# time, then XDPT_JOBS (default 2) at a time; each one's line comes when
+# it ends, and a line "time: ..." says how long the two parts took.
 # Exit 0 only if nothing failed.
 #
 # Usage: tests/run.sh [-v] [PATTERN...]
@@ -65,7 +70,20 @@ fi
 mkdir -p "$LOG_DIR" || exit 1
 
 RUN_DIR=$(mktemp -d /tmp/xdpt-run.XXXXXX) || exit 1
-trap 'rm -rf -- "$RUN_DIR"' EXIT
+# On any exit: the tests still running beside the others are stopped
+# (timeout signals its test's whole process group).
+stop_queued()
+{
+	local f id
+
+	for f in "$RUN_DIR"/pid.q*; do
+		[ -e "$f" ] || continue
+		id=${f##*/pid.}
+		[ -e "$RUN_DIR/res.$id" ] || kill "$(cat "$f")" 2>/dev/null
+	done
+	rm -rf -- "$RUN_DIR"
+}
+trap stop_queued EXIT
 : >"$RUN_DIR/ids"
 
 all_namespaces()
@@ -146,7 +164,9 @@ start_test()
 	mkdir -p "$(dirname "$log")"
 	: >"$RUN_DIR/test-ids.$id"
 	t0=$EPOCHREALTIME
-	XDPT_RECORD=$RUN_DIR/test-ids.$id timeout -k 10 "$limit" "$@" >"$log" 2>&1 </dev/null
+	XDPT_RECORD=$RUN_DIR/test-ids.$id timeout -k 10 "$limit" "$@" >"$log" 2>&1 </dev/null &
+	echo "$!" >"$RUN_DIR/pid.$id"
+	wait "$!"
 	rc=$?
 	printf '%s %s %s %s %s\n' "$rc" "$t0" "$EPOCHREALTIME" "$limit" "$name" \
 		>"$RUN_DIR/res.$id.tmp"
@@ -295,6 +315,10 @@ done
 t_serial=$(elapsed "$T_START")
 if [ "${#QUEUE[@]}" -gt 0 ]; then
 	echo "$XDPT_JOBS" >"$RUN_DIR/jobs"
+	while kill -0 "$QUEUE_PID" 2>/dev/null; do
+		report_queued
+		sleep 2
+	done
 	wait "$QUEUE_PID"
 	report_queued
 	echo "time: ${t_serial}s for the tests run one at a time; $(elapsed "$T_START")s" \
