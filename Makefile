@@ -133,11 +133,9 @@ $(BUILD)/man/xdpong.8: man/xdpong.8.rst debian/changelog | $(BUILD)/man
 		sed 's|@VERSION@|$(VERSION)|g' $@.tmp > $@ && rm -f $@.tmp
 
 # Both install what they need first (Debian/Ubuntu, as root), then build.
+# The phases, each timed (tools/make-test.sh): deps, build, every test.
 test:
-	$(Q)tools/deps.sh
-	$(Q)tools/vm/deps.sh
-	$(Q)$(MAKE) --no-print-directory all tests
-	$(Q)tests/run.sh
+	$(Q)MAKE="$(MAKE)" tools/make-test.sh
 
 demo:
 	$(Q)tools/deps.sh

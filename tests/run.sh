@@ -10,6 +10,11 @@
 # (build/tests/fuzz_xdpong --frames 100000 --seed 1: a fixed seed, so the
 # same frames on every machine), then the shell tests:
 # tests/netns/*.sh, tests/cli/*.sh, then any other tests/<dir>/*.sh.
+# A test with the line "# xdpt-parallel: yes" (tests/vm/: each boots a
+# guest of its own) runs beside the others instead, from the start: at
+# most XDPT_JOBS_BESIDE (default 1) at a time while the rest run one at a
+# time, then XDPT_JOBS (default 2) at a time; each one's line comes when
+# it ends, and a line "time: ..." says how long the two parts took.
 # Exit 0 only if nothing failed.
 #
 # Usage: tests/run.sh [-v] [PATTERN...]
@@ -32,6 +37,8 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-180}
 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-600}
 FUZZ_FRAMES=${FUZZ_FRAMES:-100000}
 FUZZ_SEED=${FUZZ_SEED:-1}
+XDPT_JOBS=${XDPT_JOBS:-2}
+XDPT_JOBS_BESIDE=${XDPT_JOBS_BESIDE:-1}
 LOG_DIR=build/test-logs
 PIN_ROOT=/sys/fs/bpf/xdpong
 SKIP_RC=77
@@ -46,6 +53,9 @@ PATTERNS=("$@")
 passed=0
 failed=0
 skipped=0
+n_tests=0
+QUEUE=()
+T_START=$EPOCHREALTIME
 
 for tool in timeout ip; do
 	if ! command -v "$tool" >/dev/null 2>&1; then
@@ -60,7 +70,20 @@ fi
 mkdir -p "$LOG_DIR" || exit 1
 
 RUN_DIR=$(mktemp -d /tmp/xdpt-run.XXXXXX) || exit 1
-trap 'rm -rf -- "$RUN_DIR"' EXIT
+# On any exit: the tests still running beside the others are stopped
+# (timeout signals its test's whole process group).
+stop_queued()
+{
+	local f id
+
+	for f in "$RUN_DIR"/pid.q*; do
+		[ -e "$f" ] || continue
+		id=${f##*/pid.}
+		[ -e "$RUN_DIR/res.$id" ] || kill "$(cat "$f")" 2>/dev/null
+	done
+	rm -rf -- "$RUN_DIR"
+}
+trap stop_queued EXIT
 : >"$RUN_DIR/ids"
 
 all_namespaces()
@@ -107,6 +130,11 @@ remove_leftovers()
 NS_BEFORE=$(all_namespaces)
 PINS_BEFORE=$(pin_entries)
 
+elapsed()
+{
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
 # Lines to one line of words.
 words()
 {
@@ -124,22 +152,36 @@ selected()
 	return 1
 }
 
-# run_test NAME TIMEOUT CMD...
-run_test()
+# start_test ID NAME TIMEOUT CMD...: run one test, its log in
+# build/test-logs/NAME.log, and leave what report_test needs in
+# $RUN_DIR/res.ID. Background-safe: a test's ids go to its own file.
+start_test()
 {
-	local name=$1 limit=$2 log rc t0 t1 secs leaked status note=
+	local id=$1 name=$2 limit=$3 log rc t0
 
-	shift 2
-	selected "$name" || return 0
+	shift 3
 	log=$LOG_DIR/$name.log
 	mkdir -p "$(dirname "$log")"
-	: >"$RUN_DIR/test-ids"
+	: >"$RUN_DIR/test-ids.$id"
 	t0=$EPOCHREALTIME
-	XDPT_RECORD=$RUN_DIR/test-ids timeout -k 10 "$limit" "$@" >"$log" 2>&1 </dev/null
+	XDPT_RECORD=$RUN_DIR/test-ids.$id timeout -k 10 "$limit" "$@" >"$log" 2>&1 </dev/null &
+	echo "$!" >"$RUN_DIR/pid.$id"
+	wait "$!"
 	rc=$?
-	t1=$EPOCHREALTIME
+	printf '%s %s %s %s %s\n' "$rc" "$t0" "$EPOCHREALTIME" "$limit" "$name" \
+		>"$RUN_DIR/res.$id.tmp"
+	mv "$RUN_DIR/res.$id.tmp" "$RUN_DIR/res.$id"
+}
+
+# report_test ID: the test's line (and its log's tail when it failed); counts it.
+report_test()
+{
+	local id=$1 rc t0 t1 limit name log secs leaked status note=
+
+	read -r rc t0 t1 limit name <"$RUN_DIR/res.$id"
+	log=$LOG_DIR/$name.log
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
-	cat "$RUN_DIR/test-ids" >>"$RUN_DIR/ids"
+	cat "$RUN_DIR/test-ids.$id" >>"$RUN_DIR/ids"
 
 	case $rc in
 	0) status=PASS ;;
@@ -148,7 +190,7 @@ run_test()
 	*) status=FAIL note="exit $rc" ;;
 	esac
 
-	leaked=$(owned_leftovers "$RUN_DIR/test-ids")
+	leaked=$(owned_leftovers "$RUN_DIR/test-ids.$id")
 	if [ -n "$leaked" ]; then
 		status=FAIL
 		note="${note:+$note; }left behind: $(words "$leaked")"
@@ -171,15 +213,69 @@ run_test()
 	return 0
 }
 
-# Unit tests and fuzzing of the BPF program. A missing binary is a failed
-# test, not a skipped one: `make tests` builds them.
-run_test unit/test_xdpong "$TEST_TIMEOUT" build/tests/test_xdpong
-run_test unit/test_chain "$TEST_TIMEOUT" build/tests/test_chain
-run_test unit/test_limits "$TEST_TIMEOUT" build/tests/test_limits
-run_test fuzz-program/fuzz_xdpong "$FUZZ_TIMEOUT" build/tests/fuzz_xdpong --frames "$FUZZ_FRAMES" \
-	--seed "$FUZZ_SEED"
+# run_test NAME TIMEOUT CMD...: one test, now.
+run_test()
+{
+	selected "$1" || return 0
+	n_tests=$((n_tests + 1))
+	start_test "$n_tests" "$@"
+	report_test "$n_tests"
+	report_queued
+}
 
-# Shell tests: netns and cli first, then any other directory's.
+# queue_test NAME TIMEOUT CMD...: a test that runs beside the others
+# (start_queued).
+queue_test()
+{
+	selected "$1" || return 0
+	QUEUE+=("$(printf '%q ' "$@")")
+}
+
+#
+# The queued tests, in their order, in the background: at most as many at
+# a time as $RUN_DIR/jobs says (the main loop raises it once the tests it
+# runs one at a time are done). Each leaves res.qN; report_queued prints.
+#
+start_queued()
+{
+	local k=0 j q running jobs
+
+	for q in "${QUEUE[@]}"; do
+		while :; do
+			running=0
+			for ((j = 0; j < k; j++)); do
+				[ -e "$RUN_DIR/res.q$j" ] || running=$((running + 1))
+			done
+			jobs=$(cat "$RUN_DIR/jobs")
+			[ "$running" -lt "$jobs" ] && break
+			sleep 1
+		done
+		eval "start_test q$k $q" &
+		k=$((k + 1))
+	done
+	wait
+}
+
+# report_queued: the queued tests that ended and were not reported yet.
+report_queued()
+{
+	local j
+
+	for ((j = 0; j < ${#QUEUE[@]}; j++)); do
+		if [ -e "$RUN_DIR/res.q$j" ] && [ ! -e "$RUN_DIR/reported.q$j" ]; then
+			: >"$RUN_DIR/reported.q$j"
+			report_test "q$j"
+		fi
+	done
+}
+
+# Shell tests: netns and cli first, then any other directory's. A test
+# may ask for a longer limit: "# xdpt-timeout: SECONDS". A test whose
+# work is a guest of its own ("# xdpt-parallel: yes": tests/vm/) runs
+# beside the rest: from the start, XDPT_JOBS_BESIDE (default 1) of them
+# at a time beside the tests that run one at a time, then XDPT_JOBS
+# (default 2) at a time once those are done.
+SERIAL=()
 dirs=(tests/netns tests/cli)
 for d in tests/*/; do
 	d=${d%/}
@@ -190,12 +286,44 @@ for d in "${dirs[@]}"; do
 	for t in "$d"/*.sh; do
 		[ -f "$t" ] || continue
 		name=${t#tests/}
-		# A test may ask for a longer limit: "# xdpt-timeout: SECONDS".
 		limit=$(sed -n 's/^# xdpt-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 		[ -n "$limit" ] && [ "$limit" -gt "$TEST_TIMEOUT" ] || limit=$TEST_TIMEOUT
-		run_test "${name%.sh}" "$limit" bash "$t"
+		if grep -qx '# xdpt-parallel: yes' "$t"; then
+			queue_test "${name%.sh}" "$limit" bash "$t"
+		else
+			SERIAL+=("${name%.sh} $limit $t")
+		fi
 	done
 done
+echo "$XDPT_JOBS_BESIDE" >"$RUN_DIR/jobs"
+if [ "${#QUEUE[@]}" -gt 0 ]; then
+	start_queued &
+	QUEUE_PID=$!
+fi
+
+# Unit tests and fuzzing of the BPF program. A missing binary is a failed
+# test, not a skipped one: `make tests` builds them.
+run_test unit/test_xdpong "$TEST_TIMEOUT" build/tests/test_xdpong
+run_test unit/test_chain "$TEST_TIMEOUT" build/tests/test_chain
+run_test unit/test_limits "$TEST_TIMEOUT" build/tests/test_limits
+run_test fuzz-program/fuzz_xdpong "$FUZZ_TIMEOUT" build/tests/fuzz_xdpong --frames "$FUZZ_FRAMES" \
+	--seed "$FUZZ_SEED"
+for s in "${SERIAL[@]}"; do
+	read -r name limit t <<<"$s"
+	run_test "$name" "$limit" bash "$t"
+done
+t_serial=$(elapsed "$T_START")
+if [ "${#QUEUE[@]}" -gt 0 ]; then
+	echo "$XDPT_JOBS" >"$RUN_DIR/jobs"
+	while kill -0 "$QUEUE_PID" 2>/dev/null; do
+		report_queued
+		sleep 2
+	done
+	wait "$QUEUE_PID"
+	report_queued
+	echo "time: ${t_serial}s for the tests run one at a time; $(elapsed "$T_START")s" \
+		"with the ${#QUEUE[@]} run beside them"
+fi
 
 # Nothing of ours may remain. Namespaces or pins that appeared during the
 # run without one of our ids belong to another run on this machine: named,

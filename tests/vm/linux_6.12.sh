@@ -5,4 +5,5 @@
 # tools/vm/matrix.sh on this machine's userland and build (tests/README.md
 # says which tests make the core suite, and why).
 # xdpt-timeout: 1500
+# xdpt-parallel: yes
 exec "$(dirname "$0")/../../tools/vm/matrix.sh" --kernels 6.12

@@ -6,4 +6,5 @@
 # guest (install, kill -9, restart, reload and upgrade under a ping
 # stream, watchdog, stop, the multi-interface unit, remove and purge).
 # xdpt-timeout: 1500
+# xdpt-parallel: yes
 exec "$(dirname "$0")/systemd/host.sh" 6.12

@@ -91,6 +91,8 @@ run_kernel()
 	*) status=FAIL summary="${summary:-exit $rc}" ;;
 	esac
 	printf '%s  %-5s %-52s %-28s %7ss\n' "$status" "$k" "${pkg:-?}" "$summary" "$secs"
+	# run.sh's word when the first boot faulted before the suite began.
+	grep '^vm: boot retried' "$out" | sed 's/^/      /'
 	if [ "$status" = FAIL ] && [ "$VERBOSE" = 0 ]; then
 		grep -E '^(FAIL|tools/vm/)' "$out" | head -n 20 | sed 's/^/      | /'
 		echo "      full output: $out (and $logs/test-logs/)"

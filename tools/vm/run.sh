@@ -250,7 +250,7 @@ main()
 
 	t0=$EPOCHREALTIME
 	for ((tries = 0; tries < 5; tries++)); do
-		qemu_args "$kdir" "$TMP/initrd" "$accel" ""
+		qemu_args "$kdir" "$TMP/initrd" "$accel" "$(fault_test_args)"
 		if [ "$NICS" -gt 0 ]; then
 			ports=$(free_ports) || die "no free UDP port pair on 127.0.0.1"
 			nic_args $ports
@@ -262,7 +262,7 @@ main()
 		QPID=$!
 		tail -n +1 -f --pid="$QPID" "$TMP/console.log" 2>/dev/null | show_console &
 		tailpid=$!
-		wait_guest "$TIMEOUT"
+		wait_guest "$TIMEOUT" "$TMP/console.log"
 		rc=$GUEST_RC timed_out=$TIMED_OUT
 		wait "$tailpid" 2>/dev/null
 		# A port taken between the check and QEMU's bind: new ports.
@@ -270,21 +270,7 @@ main()
 			grep -q 'Address already in use' "$TMP/qemu.err"; then
 			continue
 		fi
-		# A guest that died before the command started ran nothing (a
-		# kernel panic in early boot under TCG was seen once in about 40
-		# boots): boot it once more, say so, keep the first console.
-		if [ "$timed_out" = 0 ] && [ "$boot_retried" = 0 ] &&
-			! tr -d '\r' <"$TMP/console.log" | grep -qx XDPONG-VM-START; then
-			boot_retried=1
-			tr -d '\r' <"$TMP/console.log" >"$TMP/out/failed-boot-console.log"
-			echo "vm: the guest died before the command started (QEMU exit $rc);" \
-				"booting it again (its console: failed-boot-console.log" \
-				"in the logs)." \
-				"Last lines:" >&2
-			tail -n 8 "$TMP/out/failed-boot-console.log" | sed 's/^/  | /' >&2
-			continue
-		fi
-		break
+		boot_failed_once "$TMP/out/failed-boot-console.log" || break
 	done
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 

@@ -13,6 +13,9 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8
 mapfile -d '' -t cmd </root/xdpong-vm.cmd
 cd /root/payload || echo "xdpong-vm: no /root/payload"
+# On the console too: the host retries a boot whose kernel faulted before
+# this line (tools/vm/lib.sh), never after it.
+echo "XDPONG-VM-START" >/dev/ttyS0
 echo "XDPONG-VM-START"
 "${cmd[@]}" </dev/null 2>&1
 rc=$?

@@ -257,6 +257,7 @@ accel()
 main()
 {
 	local kdir release base accel ports rc t0 secs timed_out cpu kernel tailpid cmdline
+	local boot_retried
 
 	parse_args "$@"
 	base=$(rootfs) || exit 125
@@ -281,37 +282,43 @@ main()
 	[ -f "$kdir/vmlinux" ] && kernel=$kdir/vmlinux
 	echo "systemd-guest: kernel $(sed -n 's/^package=//p' "$kdir/info") ($release)," \
 		"Debian $SUITE with systemd, accel ${accel^^}, 2 vCPU, $MEM MiB, 2 virtio-net NICs"
-	ports=$(free_ports) || die "no free UDP port pair on 127.0.0.1"
-	nic_args $ports
-	: >"$TMP/console.log"
-	: >"$TMP/output.log"
 	cmdline="console=ttyS0 rdinit=/sbin/init quiet panic=-1"
 	cmdline+=" systemd.show_status=false net.ifnames=0"
 	t0=$EPOCHREALTIME
-	"$QEMU" -machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m "$MEM" \
-		-nodefaults -no-user-config -display none -no-reboot -monitor none \
-		-kernel "$kernel" -initrd "$TMP/initrd" \
-		-append "$cmdline" \
-		-serial "file:$TMP/console.log" -serial "file:$TMP/output.log" \
-		"${NIC_ARGS[@]}" \
-		</dev/null >"$TMP/qemu.err" 2>&1 &
-	QPID=$!
-	if [ "$VERBOSE" = 1 ]; then
-		tail -n +1 -f --pid="$QPID" "$TMP/console.log" "$TMP/output.log" 2>/dev/null &
-	else
-		tail -n +1 -f --pid="$QPID" "$TMP/output.log" 2>/dev/null |
-			awk '{ sub(/\r$/, "") } /^XDPONG-VM-START$/ { on = 1; next }
-				/^XDPONG-VM-RC=/ { on = 0; next } on { print; fflush() }' &
-	fi
-	tailpid=$!
-	wait_guest "$TIMEOUT"
-	timed_out=$TIMED_OUT
-	wait "$tailpid" 2>/dev/null
+	boot_retried=0
+	while :; do
+		ports=$(free_ports) || die "no free UDP port pair on 127.0.0.1"
+		nic_args $ports
+		: >"$TMP/console.log"
+		: >"$TMP/output.log"
+		"$QEMU" -machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m "$MEM" \
+			-nodefaults -no-user-config -display none -no-reboot -monitor none \
+			-kernel "$kernel" -initrd "$TMP/initrd" \
+			-append "$cmdline $(fault_test_args)" \
+			-serial "file:$TMP/console.log" -serial "file:$TMP/output.log" \
+			"${NIC_ARGS[@]}" \
+			</dev/null >"$TMP/qemu.err" 2>&1 &
+		QPID=$!
+		if [ "$VERBOSE" = 1 ]; then
+			tail -n +1 -f --pid="$QPID" "$TMP/console.log" "$TMP/output.log" \
+				2>/dev/null &
+		else
+			tail -n +1 -f --pid="$QPID" "$TMP/output.log" 2>/dev/null |
+				awk '{ sub(/\r$/, "") } /^XDPONG-VM-START$/ { on = 1; next }
+					/^XDPONG-VM-RC=/ { on = 0; next } on { print; fflush() }' &
+		fi
+		tailpid=$!
+		wait_guest "$TIMEOUT" "$TMP/console.log"
+		timed_out=$TIMED_OUT rc=$GUEST_RC
+		wait "$tailpid" 2>/dev/null
+		boot_failed_once "$TMP/failed-boot-console.log" || break
+	done
 	secs=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 	if [ -n "$LOGS" ]; then
 		mkdir -p "$LOGS" && tr -d '\r' <"$TMP/console.log" >"$LOGS/console.log" &&
 			tr -d '\r' <"$TMP/output.log" >"$LOGS/output.log" ||
 			echo "$PROG: cannot keep the logs in $LOGS" >&2
+		[ -f "$TMP/failed-boot-console.log" ] && cp "$TMP/failed-boot-console.log" "$LOGS/"
 	fi
 	if [ "$timed_out" = 1 ]; then
 		echo "$PROG: guest ($release) timed out after ${TIMEOUT}s; last console lines:" >&2
