@@ -21,6 +21,18 @@ static int addr_list(const struct attachment *a, bool json)
 	return json_print(stdout, o) ? 1 : 0;
 }
 
+/* The refusal of a prefix its family's full map has no room for. */
+static void addr_full(const struct attachment *a, const struct prefix *p, const char *text)
+{
+	bool v4 = p->family == AF_INET;
+	__u32 max = 0;
+
+	addr_map_room(a->map_fd[v4 ? MAP_ADDR4 : MAP_ADDR6], NULL, &max);
+	log_error("%s: cannot add %s: the %s address map is full (%u prefixes); attach with "
+		  "--max-prefixes N (or max-prefixes = N in the config file) for room for more",
+		  a->li.name, text, v4 ? "IPv4" : "IPv6", max);
+}
+
 static int addr_main(const struct opts *o)
 {
 	const char *verb = o->n_args > 1 ? o->args[1] : "";
@@ -77,10 +89,11 @@ static int addr_main(const struct opts *o)
 			log_error("%s: %s is not in the address map (see 'xdpong addr %s list')",
 				  a.li.name, buf, a.li.name);
 			rc = 1;
+		} else if (ret == -ENOSPC) {
+			addr_full(&a, &p, buf);
+			rc = 1;
 		} else if (ret) {
-			log_error("%s: cannot %s %s: %s%s", a.li.name, verb, buf, strerror(-ret),
-				  ret == -ENOSPC ? " (the map holds 1024 prefixes per family)" :
-						   "");
+			log_error("%s: cannot %s %s: %s", a.li.name, verb, buf, strerror(-ret));
 			rc = 1;
 		} else {
 			printf("xdpong: %s: %s %s\n", a.li.name,
