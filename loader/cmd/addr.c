@@ -38,6 +38,7 @@ static int addr_main(const struct opts *o)
 	const char *verb = o->n_args > 1 ? o->args[1] : "";
 	bool add = !strcmp(verb, "add"), list = !strcmp(verb, "list");
 	struct attachment a;
+	bool mirrored = false;
 	int ret, rc = 0;
 
 	if (o->n_args < 2) {
@@ -80,6 +81,7 @@ static int addr_main(const struct opts *o)
 		prefix_parse(o->args[i], &p);
 		prefix_mask(&p);
 		prefix_str(&p, buf, sizeof(buf));
+		mirrored |= addr_map_mirrored(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], &p);
 		if (add)
 			ret = addr_map_put(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], &p,
 					   XDPONG_ADDR_OPERATOR);
@@ -100,8 +102,11 @@ static int addr_main(const struct opts *o)
 			       add ? "answering for" : "no longer answering for", buf);
 		}
 	}
-	/* An interface address added or deleted by hand: the lists follow. */
-	ret = addr_own_sync(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], a.map_fd[MAP_BSS]);
+	/* An interface address overwritten or deleted by hand: the lists
+	 * follow (one walk of the maps, so only then). */
+	ret = 0;
+	if (mirrored)
+		ret = addr_own_sync(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], a.map_fd[MAP_BSS]);
 	if (ret) {
 		log_error("%s: cannot update the program's address lists: %s", a.li.name,
 			  strerror(-ret));

@@ -39,6 +39,19 @@ int addr_map_del(int fd4, int fd6, const struct prefix *p)
 	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
 }
 
+bool addr_map_mirrored(int fd4, int fd6, const struct prefix *p)
+{
+	struct xdpong_addr_info info = { 0 };
+	struct xdpong_addr6_key key;
+	int fd = prefix_key(p, fd4, fd6, &key);
+
+	/* A full-length key finds itself if it is there (the lists hold
+	 * full-length entries only, and only interface-made ones). */
+	if (p->len != (p->family == AF_INET ? 32u : 128u) || bpf_map_lookup_elem(fd, &key, &info))
+		return false;
+	return info.origin == XDPONG_ADDR_IFACE || info.origin == XDPONG_ADDR_BROADCAST;
+}
+
 /* Every entry of both maps, as prefixes with their origin. */
 int addr_map_walk(int fd4, int fd6, int (*cb)(const struct prefix *p, __u32 origin, void *arg),
 		  void *arg)

@@ -637,6 +637,9 @@ int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
 int addr_map_del(int fd4, int fd6, const struct prefix *p);
 int addr_map_walk(int fd4, int fd6, int (*cb)(const struct prefix *p, __u32 origin, void *arg),
 		  void *arg);
+/* Whether p is an entry addr_own_sync mirrors into the exact lists (an
+ * interface address or broadcast): changing it needs that sync. */
+bool addr_map_mirrored(int fd4, int fd6, const struct prefix *p);
 /* One address map's entries (used: NULL to skip the count, a walk) and
  * size (max_entries: --max-prefixes). 0 or -errno. */
 int addr_map_room(int fd, __u32 *used, __u32 *max);
