@@ -97,14 +97,15 @@ struct {
 } xdpong_samptick SEC(".maps");
 
 /* The addresses and prefixes answered for, one trie a family, each with
- * its origin (include/xdpong.h): the longest prefix holding an address. */
-#define XP_ADDR_TRIE(key_type)                          \
-	struct {                                        \
-		__uint(type, BPF_MAP_TYPE_LPM_TRIE);    \
-		__uint(max_entries, 1024);              \
-		__uint(map_flags, BPF_F_NO_PREALLOC);   \
-		__type(key, key_type);                  \
-		__type(value, struct xdpong_addr_info); \
+ * its origin (include/xdpong.h): the longest prefix holding an address.
+ * The loader sets their size before load (--max-prefixes). */
+#define XP_ADDR_TRIE(key_type)                                \
+	struct {                                              \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);          \
+		__uint(max_entries, XDPONG_PREFIXES_DEFAULT); \
+		__uint(map_flags, BPF_F_NO_PREALLOC);         \
+		__type(key, key_type);                        \
+		__type(value, struct xdpong_addr_info);       \
 	}
 XP_ADDR_TRIE(struct xdpong_addr4_key) xdpong_addr4 SEC(".maps");
 XP_ADDR_TRIE(struct xdpong_addr6_key) xdpong_addr6 SEC(".maps");

@@ -18,7 +18,7 @@ _xdpong()
 	# these to that table).
 	local common="--verbose --help"
 	local attach_opts="--mode --addr --no-iface-addrs --host-addrs --force --priority
-		--latency-sample --rate-limit --global-limit $common"
+		--latency-sample --max-prefixes --rate-limit --global-limit $common"
 	local -A opts=(
 		[attach]="$attach_opts"
 		[run]="$attach_opts --interval --json --metrics-file --config --metrics-listen"
@@ -73,7 +73,7 @@ _xdpong()
 		fi
 		return
 		;;
-	-a | --addr | --priority | --latency-sample | --rate-limit | --global-limit | \
+	-a | --addr | --priority | --latency-sample | --max-prefixes | --rate-limit | --global-limit | \
 		-i | --interval | -c | --count | --metrics-listen)
 		return
 		;;
@@ -84,7 +84,7 @@ _xdpong()
 	for ((w = i + 1; w < cword; w++)); do
 		[[ ${words[w]} == -* ]] && continue
 		case ${words[w - 1]} in
-		-m | --mode | -a | --addr | --priority | --latency-sample | --rate-limit | \
+		-m | --mode | -a | --addr | --priority | --latency-sample | --max-prefixes | --rate-limit | \
 			--global-limit | -i | --interval | -c | --count | --metrics-file | \
 			--config | --metrics-listen)
 			continue

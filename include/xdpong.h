@@ -164,6 +164,10 @@ struct xdpong_addr_info {
 	__u32 origin;
 };
 
+/* What each address trie (IPv4, IPv6) holds unless the loader is told
+ * otherwise (--max-prefixes, which sizes them before load). */
+#define XDPONG_PREFIXES_DEFAULT 1024
+
 /*
  * The interface's own addresses (origin IFACE) and subnet broadcasts
  * (BROADCAST), full length, mirrored from the tries by the loader into

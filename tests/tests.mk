@@ -70,6 +70,14 @@ $(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(BUILD)/tuntap/libtun.
 TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/test_limits $(BUILD)/tests/fuzz_xdpong \
 	$(BUILD)/tests/tuntap_echo
 
+# Many prefixes, and a verdict for each through the attached program
+# (tests/netns/max_prefixes.sh).
+$(BUILD)/tests/prefix_check: tests/netns/prefix_check.c $(LIB_HDRS) $(XDPONG_LIB) | $(BUILD)/tests
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) $< $(XDPONG_LIB) $(TESTS_LDLIBS) -o $@
+
+TEST_BINS += $(BUILD)/tests/prefix_check
+
 # A program that runs after xdpong in libxdp's dispatcher and counts what
 # reaches it (tests/netns/dispatcher.sh).
 $(BUILD)/tests/chain_tail.bpf.o: tests/netns/chain_tail.bpf.c vmlinux/vmlinux.h | $(BUILD)/tests

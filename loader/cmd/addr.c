@@ -21,11 +21,24 @@ static int addr_list(const struct attachment *a, bool json)
 	return json_print(stdout, o) ? 1 : 0;
 }
 
+/* The refusal of a prefix its family's full map has no room for. */
+static void addr_full(const struct attachment *a, const struct prefix *p, const char *text)
+{
+	bool v4 = p->family == AF_INET;
+	__u32 max = 0;
+
+	addr_map_room(a->map_fd[v4 ? MAP_ADDR4 : MAP_ADDR6], NULL, &max);
+	log_error("%s: cannot add %s: the %s address map is full (%u prefixes); attach with "
+		  "--max-prefixes N (or max-prefixes = N in the config file) for room for more",
+		  a->li.name, text, v4 ? "IPv4" : "IPv6", max);
+}
+
 static int addr_main(const struct opts *o)
 {
 	const char *verb = o->n_args > 1 ? o->args[1] : "";
 	bool add = !strcmp(verb, "add"), list = !strcmp(verb, "list");
 	struct attachment a;
+	bool mirrored = false;
 	int ret, rc = 0;
 
 	if (o->n_args < 2) {
@@ -68,6 +81,7 @@ static int addr_main(const struct opts *o)
 		prefix_parse(o->args[i], &p);
 		prefix_mask(&p);
 		prefix_str(&p, buf, sizeof(buf));
+		mirrored |= addr_map_mirrored(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], &p);
 		if (add)
 			ret = addr_map_put(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], &p,
 					   XDPONG_ADDR_OPERATOR);
@@ -77,18 +91,22 @@ static int addr_main(const struct opts *o)
 			log_error("%s: %s is not in the address map (see 'xdpong addr %s list')",
 				  a.li.name, buf, a.li.name);
 			rc = 1;
+		} else if (ret == -ENOSPC) {
+			addr_full(&a, &p, buf);
+			rc = 1;
 		} else if (ret) {
-			log_error("%s: cannot %s %s: %s%s", a.li.name, verb, buf, strerror(-ret),
-				  ret == -ENOSPC ? " (the map holds 1024 prefixes per family)" :
-						   "");
+			log_error("%s: cannot %s %s: %s", a.li.name, verb, buf, strerror(-ret));
 			rc = 1;
 		} else {
 			printf("xdpong: %s: %s %s\n", a.li.name,
 			       add ? "answering for" : "no longer answering for", buf);
 		}
 	}
-	/* An interface address added or deleted by hand: the lists follow. */
-	ret = addr_own_sync(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], a.map_fd[MAP_BSS]);
+	/* An interface address overwritten or deleted by hand: the lists
+	 * follow (one walk of the maps, so only then). */
+	ret = 0;
+	if (mirrored)
+		ret = addr_own_sync(a.map_fd[MAP_ADDR4], a.map_fd[MAP_ADDR6], a.map_fd[MAP_BSS]);
 	if (ret) {
 		log_error("%s: cannot update the program's address lists: %s", a.li.name,
 			  strerror(-ret));

@@ -200,6 +200,46 @@ static struct json_object *chain_json(const struct chain_state *cs)
 	return o;
 }
 
+/* How full the address maps are: entries and size, IPv4 then IPv6. */
+struct room {
+	__u32 used[2], max[2];
+	bool ok;
+};
+
+static void room_read(const struct attachment *a, struct room *r)
+{
+	r->ok = !addr_map_room(a->map_fd[MAP_ADDR4], &r->used[0], &r->max[0]) &&
+		!addr_map_room(a->map_fd[MAP_ADDR6], &r->used[1], &r->max[1]);
+}
+
+static struct json_object *room_json(const struct attachment *a)
+{
+	struct json_object *o, *f;
+	struct room r;
+
+	room_read(a, &r);
+	if (!r.ok)
+		return NULL;
+	o = json_object_new_object();
+	for (int i = 0; i < 2; i++) {
+		f = json_object_new_object();
+		add(f, "used", json_object_new_uint64(r.used[i]));
+		add(f, "max", json_object_new_uint64(r.max[i]));
+		add(o, i ? "ipv6" : "ipv4", f);
+	}
+	return o;
+}
+
+static void room_text(const struct attachment *a)
+{
+	struct room r;
+
+	room_read(a, &r);
+	if (r.ok)
+		printf("  prefixes: IPv4 %u of %u, IPv6 %u of %u (room: --max-prefixes)\n",
+		       r.used[0], r.max[0], r.used[1], r.max[1]);
+}
+
 static struct json_object *status_json(const struct attachment *a,
 				       const struct xdpong_bpf__rodata *ro,
 				       const struct xdpong_bpf__bss *bss, bool pinned,
@@ -230,6 +270,7 @@ static struct json_object *status_json(const struct attachment *a,
 		if (a->map_fd[m] >= 0) /* the carry maps are newer than some builds */
 			add(maps, map_defs[m].pin_name, json_object_new_uint64(a->map_id[m]));
 	add(o, "maps", maps);
+	add(o, "prefixes", room_json(a));
 	add(o, "addresses", json_addresses(a));
 	return o;
 }
@@ -279,6 +320,7 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 		printf("  limit:   %llu replies/s in all, burst %llu\n",
 		       1000000000ULL / ro->cfg_global_cost_ns,
 		       ro->cfg_global_tolerance_ns / ro->cfg_global_cost_ns + 1);
+	room_text(a);
 	printf("  answering for:\n");
 	addr_print_text(stdout, a);
 }

@@ -156,6 +156,9 @@ extern const int opt_count;
 #define opt_index(d) ((int)((d)-opt_table))
 
 #define OPTS_MAX_ADDRS 64
+/* --max-prefixes: what each address map (IPv4, IPv6) holds, as loaded. */
+#define MAX_PREFIXES_DEFAULT XDPONG_PREFIXES_DEFAULT
+#define MAX_PREFIXES_MAX 16777216
 
 enum opts_mode {
 	MODE_AUTO = 0, /* native, else skb */
@@ -178,6 +181,7 @@ struct opts {
 	bool force;
 	unsigned long long latency_sample;
 	unsigned long long priority;
+	unsigned long long max_prefixes; /* per family: the address maps' size */
 	unsigned long long rate_pps, rate_burst;
 	unsigned long long global_pps, global_burst;
 	double interval;
@@ -633,6 +637,12 @@ int addr_map_put(int fd4, int fd6, const struct prefix *p, __u32 origin);
 int addr_map_del(int fd4, int fd6, const struct prefix *p);
 int addr_map_walk(int fd4, int fd6, int (*cb)(const struct prefix *p, __u32 origin, void *arg),
 		  void *arg);
+/* Whether p is an entry addr_own_sync mirrors into the exact lists (an
+ * interface address or broadcast): changing it needs that sync. */
+bool addr_map_mirrored(int fd4, int fd6, const struct prefix *p);
+/* One address map's entries (used: NULL to skip the count, a walk) and
+ * size (max_entries: --max-prefixes). 0 or -errno. */
+int addr_map_room(int fd, __u32 *used, __u32 *max);
 /* Make the interface-origin entries equal li's usable addresses (li NULL:
  * none, for --no-iface-addrs), and with host those of the host's other
  * interfaces that are up (--host-addrs); n4, n6: how many, if not NULL. */

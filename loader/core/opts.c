@@ -44,6 +44,10 @@ const struct opt_def opt_table[] = {
 	  .config = CFG_ANY, OPT_FIELD(latency_sample), .min = 0, .max = 1U << 30,
 	  .help = "time 1 reply in N for the latency histogram, at most\n"
 		  "one a tick per CPU (default 64; 1: every reply; 0: off)" },
+	{ .name = "max-prefixes", .arg = ARG_UINT, .metavar = "N", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(max_prefixes), .min = 1, .max = MAX_PREFIXES_MAX,
+	  .help = "room for N prefixes per family, IPv4 and IPv6\n"
+		  "(default 1024; a takeover keeps the running size)" },
 	{ .name = "rate-limit", .arg = ARG_RATE, .metavar = "PPS[:BURST]", .cmds = ATTACH_RUN,
 	  .config = CFG_ANY, OPT_FIELD(rate_pps), OPT_FIELD2(rate_burst),
 	  .help = "at most PPS replies/s per source (IPv4 /32,\n"
@@ -267,6 +271,7 @@ void opts_init(struct opts *o, enum cmd_id cmd)
 	o->mode = MODE_AUTO;
 	o->latency_sample = 64;
 	o->priority = 50;
+	o->max_prefixes = MAX_PREFIXES_DEFAULT;
 }
 
 static bool takes(const struct opt_def *d, const struct cmd_def *cmd)

@@ -26,6 +26,9 @@ struct bringup {
 	enum xdp_attach_mode mode;
 	struct takeover tk;
 	int n4, n6; /* prefixes answered for */
+	/* The address maps' size (IPv4, IPv6), and the running xdpong's
+	 * (0: none); up_size (load.c). */
+	__u32 room[2], old_room[2];
 };
 
 /* ---- checks.c: what may be done (0 or -1, said) ---- */

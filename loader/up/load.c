@@ -154,6 +154,44 @@ static int up_choose_mode(struct bringup *b)
 	return kernel_check(li, o);
 }
 
+/*
+ * The address maps' size, set before load: --max-prefixes where it is
+ * given, else the running xdpong's (a takeover keeps the size, and so can
+ * reuse its maps), else the default. Another size than the running one
+ * takes fresh maps, which takeover_migrate fills with every entry: a
+ * smaller one is refused here, before anything changes, where those
+ * entries would not fit. 0 or -1.
+ */
+static int up_size(struct bringup *b)
+{
+	static const char *const fam[2] = { "IPv4", "IPv6" };
+	bool asked = opts_seen(b->o, "max-prefixes");
+	const char *name = b->lv->li.name;
+
+	for (int f = 0; f < 2; f++) {
+		int m = f ? MAP_ADDR6 : MAP_ADDR4, fd = b->old.map_fd[m];
+		__u32 want = b->o->max_prefixes, old_max = 0, used = 0;
+
+		if (b->have_old && fd >= 0 && !addr_map_room(fd, NULL, &old_max)) {
+			if (!asked)
+				want = old_max;
+			else if (want < old_max && !addr_map_room(fd, &used, NULL) && used > want)
+				return log_error("%s: the running xdpong answers for %u %s "
+						 "prefixes, "
+						 "more than --max-prefixes %u holds. Nothing was "
+						 "changed: remove some first ('xdpong addr %s "
+						 "del')",
+						 name, used, fam[f], want, name);
+		}
+		b->room[f] = want;
+		b->old_room[f] = old_max;
+		if (bpf_map__set_max_entries(skel_map(b->lv->loaded->skel, m), want))
+			return log_error("%s: cannot size the %s address map: %s", name, fam[f],
+					 strerror(errno));
+	}
+	return 0;
+}
+
 /* 4. The BPF object, opened and configured (rodata: frozen at load). */
 static int up_open(struct bringup *b)
 {
@@ -178,6 +216,8 @@ static int up_open(struct bringup *b)
 	xdpong_skel_set_txwatch(lv->loaded->skel);
 	limits_configure(lv->loaded->skel->rodata, o->rate_pps, o->rate_burst, o->global_pps,
 			 o->global_burst, libbpf_num_possible_cpus());
+	if (up_size(b))
+		return -1;
 	if (b->share) {
 		int e = chain_prepare(lv, o->priority);
 
@@ -209,6 +249,13 @@ static int up_load(struct bringup *b)
 			 strerror(-e));
 		return 1;
 	}
+	/* Before 5.11 a map's size counts against RLIMIT_MEMLOCK, which
+	 * libbpf raises only where it may (CAP_SYS_RESOURCE). */
+	if (e == -EPERM && b->room[0] + b->room[1] > 2 * MAX_PREFIXES_DEFAULT)
+		return log_error("%s: cannot load the BPF program: %s (on kernels before 5.11 the "
+				 "address maps' --max-prefixes count against RLIMIT_MEMLOCK: "
+				 "raise it, e.g. ulimit -l unlimited)",
+				 li->name, strerror(-e));
 	if (e)
 		return log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
 				 attach_hint(-e, b->mode));

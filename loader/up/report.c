@@ -79,6 +79,10 @@ void up_report(struct bringup *b)
 				 " (with the gap said above)" :
 				 " without a gap",
 			 b->tk.n_reused);
+	if (b->have_old && (b->room[0] != b->old_room[0] || b->room[1] != b->old_room[1]))
+		log_note("%s: the address maps now hold %u IPv4 and %u IPv6 prefixes (were %u and "
+			 "%u), every entry carried over",
+			 li->name, b->room[0], b->room[1], b->old_room[0], b->old_room[1]);
 	if (lv->dispatcher)
 		chain_report(li, lv->prog_id);
 	if (!b->n4 && !b->n6 && !b->tk.reused[MAP_ADDR4] && !b->tk.reused[MAP_ADDR6])

@@ -61,6 +61,10 @@ const char *const cost_name[COST_N] = {
 	[COST_XDPONG_ECHO4_LAT_SAMPLED] = "xdpong_echo4_98_lat_1_in_n",
 	[COST_XDPONG_ECHO4_LAT_EVERY] = "xdpong_echo4_98_lat_every",
 	[COST_XDPONG_ECHO4_LIMITS] = "xdpong_echo4_98_limits",
+	[COST_XDPONG_ECHO4_TRIE_1] = "xdpong_echo4_98_trie_1",
+	[COST_XDPONG_ECHO4_TRIE_N] = "xdpong_echo4_98_trie_100000",
+	[COST_XDPONG_ECHO6_TRIE_1] = "xdpong_echo6_118_trie_1",
+	[COST_XDPONG_ECHO6_TRIE_N] = "xdpong_echo6_118_trie_100000",
 	[COST_PATCH_INLINE] = "reply_patch_inline",
 	[COST_PATCH_CSUM_DIFF] = "reply_patch_bpf_csum_diff",
 	[COST_SUM_EXTRA] = "csum_pass_1416",
@@ -89,6 +93,10 @@ const char *const cost_desc[COST_N] = {
 	[COST_XDPONG_ECHO4_LAT_SAMPLED] = "xdpong, 98-byte echo, latency 1 in N",
 	[COST_XDPONG_ECHO4_LAT_EVERY] = "xdpong, 98-byte echo, latency every one",
 	[COST_XDPONG_ECHO4_LIMITS] = "xdpong, 98-byte echo, both limits on",
+	[COST_XDPONG_ECHO4_TRIE_1] = "xdpong, 98-byte echo, trie of 1 prefix",
+	[COST_XDPONG_ECHO4_TRIE_N] = "  same, trie of 100,000 prefixes",
+	[COST_XDPONG_ECHO6_TRIE_1] = "xdpong, 118-byte echo, trie of 1 prefix",
+	[COST_XDPONG_ECHO6_TRIE_N] = "  same, trie of 100,000 prefixes",
 	[COST_PATCH_INLINE] = "reply checksum patch, inline",
 	[COST_PATCH_CSUM_DIFF] = "reply checksum patch, 2 bpf_csum_diff",
 	[COST_SUM_EXTRA] = "checksum pass, the 1416 bytes 1500 adds",
@@ -242,13 +250,6 @@ static int add_addresses(int fd4, int fd6, struct xdpong_own_addrs *own, volatil
 #define LIMITS_PPS 1000000000ULL
 
 /*
- * Both limits, per source and global, far above what one CPU's test runs
- * offer (1e9/s, bursts of 1e9): every request is answered, and the cost
- * is what the limits add to a reply that passes them.
- */
-#define LIMITS_PPS 1000000000ULL
-
-/*
  * The responder's MAC in xdpong's if_mac word, written once loaded, as the
  * loader writes it for an Ethernet interface (cfg_check_mac set): the
  * harnesses time the MAC check that every answered frame pays.
@@ -312,6 +313,86 @@ static void own_mac(__u64 *if_mac)
 	}
 
 HARNESS_LOADER(xdpong_cost_bpf)
+
+/*
+ * The other n - 1 prefixes a family of the trie rows, full-length, close
+ * around the responder's addresses (198.18.0.0/15, 2001:2::/96), so that
+ * its lookup walks down through them: the sender's and the responder's
+ * own (offsets 1 and 2) left out. Spread by an odd multiplier, a
+ * bijection modulo 2^17: distinct.
+ */
+_Static_assert(COST_PREFIXES_N <= (1 << 17) - 3, "the trie rows' prefixes fit in a /15");
+
+static int prefix_fill(int fd4, int fd6, __u32 n)
+{
+	struct xdpong_addr_info info = { .origin = XDPONG_ADDR_OPERATOR };
+	struct xdpong_addr4_key k4 = { .prefixlen = 32 };
+	struct xdpong_addr6_key k6 = { .prefixlen = 128 };
+
+	inet_pton(AF_INET6, IP6_RESPONDER, k6.addr);
+	for (__u32 i = 1, added = 1; added < n; i++) {
+		__u32 off = (i * 0x9E3779B1u) & 0x1ffff, a = htonl(0xc6120000 | off);
+		__u32 low = htonl(off);
+
+		if (off == 1 || off == 2)
+			continue;
+		memcpy(k4.addr, &a, 4);
+		memcpy(k6.addr + 12, &low, 4);
+		if (bpf_map_update_elem(fd4, &k4, &info, BPF_NOEXIST) ||
+		    bpf_map_update_elem(fd6, &k6, &info, BPF_NOEXIST))
+			return fail("cannot add prefix %u of %u: %s", added, n, strerror(errno));
+		added++;
+	}
+	return 0;
+}
+
+/*
+ * The harness for the trie rows: maps of n prefixes a family, full (the
+ * responder's addresses and n - 1 others), and another address in the
+ * exact lists, so that the responder's is found in the trie, one lookup,
+ * as an operator's prefix is. 0, or -1 (said) with nothing left loaded.
+ */
+static int trie_harness(struct harness *h, int latency_sample, __u32 n)
+{
+	struct xdpong_cost_bpf *x = xdpong_cost_bpf__open();
+	struct xdpong_addr4_key k4 = { .prefixlen = 32 };
+	struct xdpong_addr6_key k6 = { .prefixlen = 128 };
+	struct xdpong_addr_info info = { .origin = XDPONG_ADDR_OPERATOR };
+	struct xdpong_own_addrs *own;
+	int fd4, fd6;
+
+	if (!x || bpf_map__set_max_entries(x->maps.xdpong_addr4, n) ||
+	    bpf_map__set_max_entries(x->maps.xdpong_addr6, n))
+		goto fail;
+	if (latency_sample >= 0)
+		x->rodata->cfg_latency_sample = latency_sample;
+	x->rodata->cfg_check_mac = 1;
+	if (xdpong_cost_bpf__load(x))
+		goto fail;
+	fd4 = bpf_map__fd(x->maps.xdpong_addr4);
+	fd6 = bpf_map__fd(x->maps.xdpong_addr6);
+	inet_pton(AF_INET, IP4_RESPONDER, k4.addr);
+	inet_pton(AF_INET6, IP6_RESPONDER, k6.addr);
+	if (bpf_map_update_elem(fd4, &k4, &info, BPF_ANY) ||
+	    bpf_map_update_elem(fd6, &k6, &info, BPF_ANY) || prefix_fill(fd4, fd6, n))
+		goto fail;
+	own = &x->bss->own_addrs[0];
+	memset(own, 0, sizeof(*own));
+	inet_pton(AF_INET, "198.18.0.254", own->v4[own->n4++]);
+	inet_pton(AF_INET6, "2001:2::fe", own->v6[own->n6++]);
+	x->bss->own_addrs_cur = 1;
+	own_mac(&x->bss->if_mac);
+	*h = (struct harness){ .skel = x,
+			       .destroy = xdpong_cost_bpf_destroy,
+			       .prog_fd = bpf_program__fd(x->progs.bench_xdpong_cost_k),
+			       .sum_fd = bpf_program__fd(x->progs.bench_sum_extra_k),
+			       .stats_fd = bpf_map__fd(x->maps.xdpong_stats),
+			       .counts = true };
+	return 0;
+fail:
+	xdpong_cost_bpf__destroy(x);
+	return fail("cannot load the cost harness with %u prefixes", n);
+}
 HARNESS_LOADER(xdpong_cost_no_checks_bpf)
 HARNESS_LOADER(xdpong_cost_no_csum_bpf)
 HARNESS_LOADER(xdpong_cost_no_addrs_bpf)
@@ -429,6 +510,7 @@ struct cost_progs {
 	 * packet, none, and 1 in --latency-sample */
 	struct harness h_def, h_every, h_off, h_n;
 	struct harness h_lim;      /* the default, with both limits on */
+	struct harness h_trie[2];  /* tries of 1 and COST_PREFIXES_N prefixes */
 	struct harness h_no[NO_N]; /* the breakdown's: leave_outs[] */
 	struct xdpong_bpf *obj;    /* the product's own object, as built */
 };
@@ -476,7 +558,8 @@ static int progs_load(const struct bench_env *env, struct cost_progs *p, bool br
 	if (xdpong_cost_bpf_harness(&p->h_every, 1, false) ||
 	    xdpong_cost_bpf_harness(&p->h_off, 0, false) ||
 	    xdpong_cost_bpf_harness(&p->h_n, env->sample_n, false) ||
-	    xdpong_cost_bpf_harness(&p->h_lim, ld, true))
+	    xdpong_cost_bpf_harness(&p->h_lim, ld, true) || trie_harness(&p->h_trie[0], ld, 1) ||
+	    trie_harness(&p->h_trie[1], ld, COST_PREFIXES_N))
 		return fail("cannot load the cost programs");
 	for (size_t i = 0; i < NO_N; i++) {
 		if (leave_outs[i].load(&p->h_no[i], ld, false))
@@ -494,6 +577,8 @@ static void progs_destroy(struct cost_progs *p)
 	xdpong_bpf__destroy(p->obj);
 	for (size_t i = 0; i < NO_N; i++)
 		harness_destroy(&p->h_no[i]);
+	harness_destroy(&p->h_trie[1]);
+	harness_destroy(&p->h_trie[0]);
 	harness_destroy(&p->h_lim);
 	harness_destroy(&p->h_n);
 	harness_destroy(&p->h_off);
@@ -534,7 +619,7 @@ static int cost_harness_rows(struct reflect_bpf *rf, const struct cost_progs *p,
 		enum cost_row row;
 		const struct harness *h;
 		enum pkt_kind pkt;
-	} xrows[9 + NO_N] = {
+	} xrows[12 + NO_N] = {
 		{ COST_XDPONG_ECHO6, &p->h_def, PKT_ECHO6 },
 		{ COST_XDPONG_ECHO4_1500, &p->h_def, PKT_ECHO4_1500 },
 		{ COST_XDPONG_PASS_UDP, &p->h_def, PKT_UDP4 },
@@ -543,8 +628,12 @@ static int cost_harness_rows(struct reflect_bpf *rf, const struct cost_progs *p,
 		{ COST_XDPONG_ECHO4_LAT_OFF, &p->h_off, PKT_ECHO4 },
 		{ COST_XDPONG_ECHO4_LAT_SAMPLED, &p->h_n, PKT_ECHO4 },
 		{ COST_XDPONG_ECHO4_LIMITS, &p->h_lim, PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_TRIE_1, &p->h_trie[0], PKT_ECHO4 },
+		{ COST_XDPONG_ECHO4_TRIE_N, &p->h_trie[1], PKT_ECHO4 },
+		{ COST_XDPONG_ECHO6_TRIE_1, &p->h_trie[0], PKT_ECHO6 },
+		{ COST_XDPONG_ECHO6_TRIE_N, &p->h_trie[1], PKT_ECHO6 },
 	};
-	size_t n = 8;
+	size_t n = 12;
 	double v;
 
 	for (size_t i = 0; i < NO_N; i++)

@@ -238,6 +238,13 @@ enum cost_row {
 	COST_XDPONG_ECHO4_LAT_SAMPLED,
 	COST_XDPONG_ECHO4_LAT_EVERY,
 	COST_XDPONG_ECHO4_LIMITS,
+	/* The destination found in the tries, among 1 or COST_PREFIXES_N
+	 * prefixes a family, as an operator's prefix is (not in the exact
+	 * own-address lists). */
+	COST_XDPONG_ECHO4_TRIE_1,
+	COST_XDPONG_ECHO4_TRIE_N,
+	COST_XDPONG_ECHO6_TRIE_1,
+	COST_XDPONG_ECHO6_TRIE_N,
 	COST_PATCH_INLINE,
 	COST_PATCH_CSUM_DIFF,
 	COST_SUM_EXTRA, /* own time, no floor: one checksum pass, BENCH_SUM_EXTRA bytes */
@@ -255,6 +262,7 @@ enum cost_row {
 	COST_N,
 };
 #define COST_BREAKDOWN_FIRST COST_NO_CHECKS
+#define COST_PREFIXES_N 100000
 struct cost_results {
 	struct series ns[COST_N];    /* per-packet cost, ns */
 	struct series ratio[COST_N]; /* cost / XDP_PASS floor, per trial */
