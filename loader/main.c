@@ -104,10 +104,14 @@ int main(int argc, char **argv)
 		if (strcmp(argv[i], commands[c]->name))
 			continue;
 		ret = opts_parse(commands[c], argc - i, argv + i, &o);
-		if (ret)
+		if (ret) {
+			opts_free(&o);
 			return ret == OPTS_HELP ? 0 : EXIT_USAGE;
+		}
 		verbose += o.verbose; /* -v after the command, as before it */
-		return commands[c]->run(&o);
+		ret = commands[c]->run(&o);
+		opts_free(&o);
+		return ret;
 	}
 	log_error("unknown command '%s' (try 'xdpong --help')", argv[i]);
 	return EXIT_USAGE;

@@ -70,7 +70,7 @@ static void print_sample(const struct attachment *a, const struct snapshot *prev
 }
 
 /* The service's settings: from the command line, or from the config file
- * (cfg: the one in force, whose strings global points into). */
+ * (cfg: the one in force, whose strings and addr list global borrows). */
 struct settings {
 	struct opts global;
 	bool print_stats;
@@ -174,6 +174,11 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 		c->n_ifaces = 1;
 		snprintf(c->ifaces[0].name, IF_NAMESIZE, "%s", cli->args[0]);
 		c->ifaces[0].o = *cli;
+		/* Its own copy: config_free frees it, main frees cli's. */
+		if (opts_own_addrs(&c->ifaces[0].o)) {
+			log_error("out of memory");
+			return 1;
+		}
 	}
 	if (st->global.json && !st->global.interval) {
 		log_error("--json needs --interval (it prints the samples as JSON lines)");
@@ -389,7 +394,10 @@ static int run_main(const struct opts *cli)
 	 * another process holds is not: it is waited for (listen.c). */
 	if (listener_open(&ml, st.global.metrics_listen, svc))
 		goto out;
-	service_fill(svc, c);
+	if (service_fill(svc, c)) {
+		log_error("out of memory");
+		goto out;
+	}
 	/* A metrics file that cannot be written is a configuration error: said
 	 * before anything is attached (the first one says xdpong_up 0). */
 	if (st.global.metrics_file) {
@@ -423,6 +431,8 @@ out:
 	if (st.cfg)
 		config_free(st.cfg);
 	free(st.cfg);
+	if (svc)
+		service_free(svc);
 	free(svc);
 	return ret;
 }

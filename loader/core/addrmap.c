@@ -455,6 +455,8 @@ int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n)
 
 	for (int i = 0; !ret && i < n; i++)
 		ret = want_add(&s, &addrs[i], XDPONG_ADDR_CONFIG, 0);
+	if (!ret && s.truncated)
+		ret = -ENOSPC; /* the operator's own list: all of it, or nothing */
 	if (!ret)
 		ret = reconcile(fd4, fd6, &s);
 	sync_free(&s);

@@ -155,7 +155,6 @@ extern const int opt_count;
 /* A row's index, for struct opts' seen[]. */
 #define opt_index(d) ((int)((d)-opt_table))
 
-#define OPTS_MAX_ADDRS 64
 /* --max-prefixes: what each address map (IPv4, IPv6) holds, as loaded. */
 #define MAX_PREFIXES_DEFAULT XDPONG_PREFIXES_DEFAULT
 #define MAX_PREFIXES_MAX 16777216
@@ -168,13 +167,19 @@ enum opts_mode {
 /* "auto", "native", "skb": --mode's word for it. */
 const char *opts_mode_name(enum opts_mode mode);
 
-/* Every option's value, whichever command is parsed. */
+/*
+ * Every option's value, whichever command is parsed. The --addr list is
+ * on the heap, as long as the command line or the config file makes it:
+ * the struct that opts_parse or config_load filled owns it (opts_free),
+ * and a copy by assignment only borrows it (opts_own_addrs makes it the
+ * copy's own).
+ */
 struct opts {
 	enum cmd_id cmd;
 	bool seen[OPTS_MAX]; /* by opt_index(): given on the line or in the file */
 	int verbose;
 	enum opts_mode mode;
-	struct prefix addrs[OPTS_MAX_ADDRS];
+	struct prefix *addrs; /* --addr, n_addrs of them (see above) */
 	int n_addrs;
 	bool no_iface_addrs;
 	bool host_addrs;
@@ -219,6 +224,7 @@ void opts_init(struct opts *o, enum cmd_id cmd);
  * Parse argv (argv[0] is the command name) into o. Returns 0, a usage
  * error already printed as "xdpong: ..." (OPTS_USAGE), or OPTS_HELP when
  * --help was given (the help is printed; the caller exits 0). Never exits.
+ * Whatever it returns, o then owns an --addr list: opts_free.
  */
 #define OPTS_USAGE 2
 #define OPTS_HELP 1
@@ -238,8 +244,15 @@ bool opts_seen(const struct opts *o, const char *name);
 /* A command's --help, from the table. */
 void cmd_usage(FILE *f, const struct cmd_def *cmd);
 
-/* Options that cannot go together: why, or NULL. */
-const char *opts_conflict(const struct opts *o);
+/* Options that cannot go together, or more --addr prefixes of a family
+ * than --max-prefixes (where given) holds: why (in buf), or NULL. */
+const char *opts_conflict(const struct opts *o, char *buf, size_t size);
+/* How many --addr prefixes of family (AF_INET, AF_INET6). */
+int opts_addrs_of(const struct opts *o, int family);
+/* Give o a copy of its --addr list of its own. 0, or -ENOMEM with none. */
+int opts_own_addrs(struct opts *o);
+/* Free what o owns: its --addr list. */
+void opts_free(struct opts *o);
 
 /* ---- probe.c: what the running kernel can do for xdpong ----
  * Found by trying, never by its version: each probe loads a few
@@ -648,7 +661,8 @@ int addr_map_room(int fd, __u32 *used, __u32 *max);
  * interfaces that are up (--host-addrs); n4, n6: how many, if not NULL. */
 int addr_sync(int fd4, int fd6, const struct link_info *li, bool host, bool quiet, int *n4,
 	      int *n6);
-/* Make the config-origin entries equal addrs (--addr, the config file). */
+/* Make the config-origin entries equal addrs (--addr, the config file);
+ * -ENOSPC, changing nothing, where a family's are more than its map holds. */
 int addr_sync_config(int fd4, int fd6, const struct prefix *addrs, int n);
 /*
  * Mirror the tries' interface addresses and subnet broadcasts into the

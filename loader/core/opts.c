@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,25 +171,78 @@ static int parse_mode(const char *text, enum opts_mode *mode)
 #define VALUE(o, d, type) ((type *)((char *)(o) + (d)->off))
 #define VALUE2(o, d, type) ((type *)((char *)(o) + (d)->off2))
 
-/* One more --addr: -1 with errbuf set when there is no room; *why set
- * when text is not a prefix. */
+/* The --addr list's room for n prefixes: 16, then doubled as it fills,
+ * so it grows by the capacity n implies and needs no field of its own
+ * (a list copied field by field, as conffile.c's merge does, stays whole). */
+static size_t addrs_room(int n)
+{
+	size_t room = 16;
+
+	while (room < (size_t)n)
+		room *= 2;
+	return room;
+}
+
+/* One more --addr: -1 with errbuf set when there is no memory for it;
+ * *why set when text is not a prefix. */
 static int add_prefix(const struct opt_def *d, const char *text, struct opts *o, const char **why,
 		      char *errbuf, size_t errlen)
 {
-	struct prefix *p = VALUE(o, d, struct prefix);
-	int *n = VALUE2(o, d, int), room = (int)(d->size / sizeof(*p));
+	struct prefix **v = VALUE(o, d, struct prefix *), p;
+	int *n = VALUE2(o, d, int);
 
-	if (*n >= room) {
-		snprintf(errbuf, errlen, "too many (at most %d)", room);
-		return -1;
-	}
-	if (prefix_parse(text, &p[*n])) {
+	if (prefix_parse(text, &p)) {
 		*why = "expected ADDR or ADDR/LEN, IPv4 or IPv6";
 		return 0;
 	}
-	prefix_mask(&p[*n]);
-	(*n)++;
+	prefix_mask(&p);
+	if (!*n || (*n >= 16 && addrs_room(*n) == (size_t)*n)) {
+		struct prefix *more =
+			*n < INT_MAX / 2 ? realloc(*v, addrs_room(*n + 1) * sizeof(p)) : NULL;
+
+		if (!more) {
+			snprintf(errbuf, errlen, "out of memory after %d prefixes", *n);
+			return -1;
+		}
+		*v = more;
+	}
+	(*v)[(*n)++] = p;
 	return 0;
+}
+
+int opts_addrs_of(const struct opts *o, int family)
+{
+	int n = 0;
+
+	for (int i = 0; i < o->n_addrs; i++)
+		n += o->addrs[i].family == family;
+	return n;
+}
+
+int opts_own_addrs(struct opts *o)
+{
+	struct prefix *v;
+
+	if (!o->n_addrs) {
+		o->addrs = NULL;
+		return 0;
+	}
+	v = malloc(addrs_room(o->n_addrs) * sizeof(*v));
+	if (!v) {
+		o->addrs = NULL;
+		o->n_addrs = 0;
+		return -ENOMEM;
+	}
+	memcpy(v, o->addrs, o->n_addrs * sizeof(*v));
+	o->addrs = v;
+	return 0;
+}
+
+void opts_free(struct opts *o)
+{
+	free(o->addrs);
+	o->addrs = NULL;
+	o->n_addrs = 0;
 }
 
 int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *errbuf, size_t errlen)
@@ -392,18 +446,35 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 	}
 	if (take_args(cmd, argc, argv, o))
 		return OPTS_USAGE;
-	if (opts_conflict(o)) {
-		log_error("%s", opts_conflict(o));
+	if (opts_conflict(o, errbuf, sizeof(errbuf))) {
+		log_error("%s", errbuf);
 		return OPTS_USAGE;
 	}
 	return 0;
 }
 
-const char *opts_conflict(const struct opts *o)
+const char *opts_conflict(const struct opts *o, char *buf, size_t size)
 {
-	if (o->no_iface_addrs && o->host_addrs)
-		return "--host-addrs and --no-iface-addrs contradict each other: the host's "
-		       "addresses include the interface's";
+	static const int fam[2] = { AF_INET, AF_INET6 };
+
+	if (o->no_iface_addrs && o->host_addrs) {
+		snprintf(buf, size,
+			 "--host-addrs and --no-iface-addrs contradict each other: "
+			 "the host's addresses include the interface's");
+		return buf;
+	}
+	/* Without --max-prefixes the size is known only at load (a takeover
+	 * keeps the running one): load.c checks it there. */
+	for (int f = 0; f < 2 && opts_seen(o, "max-prefixes"); f++) {
+		int n = opts_addrs_of(o, fam[f]);
+
+		if ((unsigned long long)n > o->max_prefixes) {
+			snprintf(buf, size,
+				 "%d IPv%c --addr prefixes, more than --max-prefixes %llu holds", n,
+				 f ? '6' : '4', o->max_prefixes);
+			return buf;
+		}
+	}
 	return NULL;
 }
 

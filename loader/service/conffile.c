@@ -255,10 +255,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	if (p->section >= 0 && d->config == CFG_GLOBAL)
 		return fail(p, "'%s' belongs in [global], not in [interface %s]", name,
 			    p->c->ifaces[p->section].name);
+	/* An interface's own addr list starts empty (section_start): merge
+	 * puts it in place of the global one. */
 	o = p->section >= 0 ? &p->c->ifaces[p->section].o : &p->c->global;
-	/* An interface's addr list replaces the global one: start it afresh. */
-	if (d->arg == ARG_PREFIX && p->section >= 0 && !o->seen[opt_index(d)])
-		*(int *)((char *)o + d->off2) = 0;
 	if (d->arg == ARG_NONE) {
 		if (strcmp(value, "yes") && strcmp(value, "true") && strcmp(value, "1"))
 			return fail(p,
@@ -315,9 +314,11 @@ static void opt_copy(const struct opt_def *d, struct opts *to, const struct opts
  * through the table (opts.c): a key replaces the global value whole (an
  * addr list too), and a key of a group (GROUP_ADDRS) replaces the
  * group's every option, so that an interface's choice of addresses is
- * its own; both in one section contradict (opts_conflict).
+ * its own; both in one section contradict (opts_conflict). Each
+ * interface ends with an addr list of its own (the global one copied
+ * where it has none), so config_free frees each list once. 0 or -ENOMEM.
  */
-static void merge(struct config *c)
+static int merge(struct config *c)
 {
 	for (int i = 0; i < c->n_ifaces; i++) {
 		struct opts *o = &c->ifaces[i].o, g = c->global;
@@ -334,41 +335,44 @@ static void merge(struct config *c)
 		}
 		g.cmd = CMD_RUN;
 		*o = g;
+		if (o->addrs == c->global.addrs && opts_own_addrs(o))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 int config_load(const char *path, struct config *c)
 {
+	char why[128];
+
 	memset(c, 0, sizeof(*c));
 	opts_init(&c->global, CMD_RUN);
-	if (parse_file(c, path, 0)) {
-		config_free(c);
-		return -1;
-	}
+	if (parse_file(c, path, 0))
+		goto fail;
 	if (!c->n_ifaces) {
 		snprintf(c->error, sizeof(c->error),
 			 "%s: no [interface NAME] section: nothing to serve", path);
-		config_free(c);
-		return -1;
+		goto fail;
 	}
-	if (opts_conflict(&c->global)) {
-		snprintf(c->error, sizeof(c->error), "%s: [global]: %s", path,
-			 opts_conflict(&c->global));
-		config_free(c);
-		return -1;
+	if (opts_conflict(&c->global, why, sizeof(why))) {
+		snprintf(c->error, sizeof(c->error), "%s: [global]: %s", path, why);
+		goto fail;
 	}
-	merge(c);
+	if (merge(c)) {
+		snprintf(c->error, sizeof(c->error), "%s: out of memory", path);
+		goto fail;
+	}
 	for (int i = 0; i < c->n_ifaces; i++) {
-		const char *why = opts_conflict(&c->ifaces[i].o);
-
-		if (why) {
+		if (opts_conflict(&c->ifaces[i].o, why, sizeof(why))) {
 			snprintf(c->error, sizeof(c->error), "%s: [interface %s]: %s", path,
 				 c->ifaces[i].name, why);
-			config_free(c);
-			return -1;
+			goto fail;
 		}
 	}
 	return 0;
+fail:
+	config_free(c);
+	return -1;
 }
 
 void config_free(struct config *c)
@@ -376,4 +380,7 @@ void config_free(struct config *c)
 	for (int i = 0; i < c->n_strings; i++)
 		free(c->strings[i]);
 	c->n_strings = 0;
+	for (int i = 0; i < c->n_ifaces; i++)
+		opts_free(&c->ifaces[i].o);
+	opts_free(&c->global);
 }

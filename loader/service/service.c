@@ -292,13 +292,13 @@ int service_prom(struct service *svc, FILE *f)
 }
 
 /* Two sets of options that would load the same program (rodata, mode,
- * its priority in a dispatcher). */
+ * its priority in a dispatcher, its maps' size). */
 static bool same_program(const struct opts *a, const struct opts *b)
 {
 	return a->mode == b->mode && a->priority == b->priority &&
 	       a->latency_sample == b->latency_sample && a->rate_pps == b->rate_pps &&
 	       a->rate_burst == b->rate_burst && a->global_pps == b->global_pps &&
-	       a->global_burst == b->global_burst;
+	       a->global_burst == b->global_burst && a->max_prefixes == b->max_prefixes;
 }
 
 /* The same settings for one interface (the service-wide ones aside). */
@@ -306,7 +306,70 @@ static bool same_iface_settings(const struct opts *a, const struct opts *b)
 {
 	return same_program(a, b) && a->no_iface_addrs == b->no_iface_addrs &&
 	       a->host_addrs == b->host_addrs && a->n_addrs == b->n_addrs &&
-	       !memcmp(a->addrs, b->addrs, a->n_addrs * sizeof(a->addrs[0]));
+	       (!a->n_addrs || !memcmp(a->addrs, b->addrs, a->n_addrs * sizeof(a->addrs[0])));
+}
+
+/* New prefixes into the running program's maps, or none of them where
+ * they do not fit (addr_sync_config). */
+static void served_sync_config(struct served *v, const struct opts *o)
+{
+	int e = addr_sync_config(v->a.map_fd[MAP_ADDR4], v->a.map_fd[MAP_ADDR6], o->addrs,
+				 o->n_addrs);
+
+	if (e == -ENOSPC)
+		log_error("%s: more addr prefixes than the address maps hold: raise max-prefixes; "
+			  "the old prefixes stay",
+			  v->name);
+	else if (e)
+		log_error("%s: cannot update the prefixes: %s", v->name, strerror(-e));
+}
+
+/* v's settings changed to o: a takeover of its own where the program
+ * differs, else the prefixes in place. v->o becomes o (an addr list of
+ * its own), or stays where the new one could not be applied. */
+static void served_change(struct served *v, const struct opts *o)
+{
+	struct opts n = *o;
+
+	if (opts_own_addrs(&n)) {
+		log_error("%s: out of memory; the old settings stay", v->name);
+		return;
+	}
+	if (v->up && !same_program(&v->o, o)) {
+		/* Another program: a takeover of our own, no gap, state kept. */
+		struct attachment a;
+
+		if (load_up(v->name, o, &a)) {
+			log_error("%s: the new settings could not be applied; the old ones stay",
+				  v->name);
+			opts_free(&n);
+			return;
+		}
+		v->a.loaded->attached_here = false; /* replaced: nothing of it to undo */
+		load_down(&v->a, false);
+		v->a = a;
+	} else if (v->up) {
+		served_sync_config(v, o);
+	}
+	opts_free(&v->o);
+	v->o = n;
+	served_resync(v, true);
+}
+
+/* A served entry for a new interface of the config, attached if it can be. */
+static void served_add(struct served *v, const struct config_iface *ci)
+{
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", ci->name);
+	v->o = ci->o;
+	v->owner_fd = -1;
+	v->a.prog_fd = -1;
+	if (opts_own_addrs(&v->o))
+		set_why(v, "out of memory");
+	else if (!served_up(v))
+		log_note("%s: attached", v->name);
+	if (!v->up)
+		log_note("%s: not attached: %s", v->name, v->why);
 }
 
 int service_apply(struct service *svc, const struct config *c)
@@ -325,9 +388,11 @@ int service_apply(struct service *svc, const struct config *c)
 		if (!kept) {
 			log_note("%s: no longer in the config: detaching", svc->v[i].name);
 			served_down(&svc->v[i], true);
+			opts_free(&svc->v[i].o);
 			removed++;
 		}
 	}
+	/* The kept entries move to next, with what they own. */
 	for (int k = 0; k < c->n_ifaces; k++) {
 		struct served *v = &next[n++], *old = NULL;
 
@@ -335,47 +400,22 @@ int service_apply(struct service *svc, const struct config *c)
 			if (!strcmp(svc->v[i].name, c->ifaces[k].name))
 				old = &svc->v[i];
 		if (!old) {
-			memset(v, 0, sizeof(*v));
-			snprintf(v->name, sizeof(v->name), "%s", c->ifaces[k].name);
-			v->o = c->ifaces[k].o;
-			v->owner_fd = -1;
-			v->a.prog_fd = -1;
-			if (!served_up(v))
-				log_note("%s: attached", v->name);
-			else
-				log_note("%s: not attached: %s", v->name, v->why);
+			served_add(v, &c->ifaces[k]);
 			added++;
 			continue;
 		}
 		*v = *old;
 		if (same_iface_settings(&v->o, &c->ifaces[k].o)) {
-			v->o = c->ifaces[k].o; /* its strings are the new config's */
-			continue;              /* unchanged: not touched */
+			/* Unchanged: not touched. Its strings are the new
+			 * config's; its addr list, equal, stays its own. */
+			struct prefix *mine = v->o.addrs;
+
+			v->o = c->ifaces[k].o;
+			v->o.addrs = mine;
+			continue;
 		}
 		changed++;
-		if (v->up && !same_program(&v->o, &c->ifaces[k].o)) {
-			/* Another program: a takeover of our own, no gap, state kept. */
-			struct attachment a;
-
-			if (load_up(v->name, &c->ifaces[k].o, &a)) {
-				log_error("%s: the new settings could not be applied; the old ones "
-					  "stay",
-					  v->name);
-				continue;
-			}
-			v->a.loaded->attached_here = false; /* replaced: nothing of it to undo */
-			load_down(&v->a, false);
-			v->a = a;
-		} else if (v->up) {
-			int e = addr_sync_config(v->a.map_fd[MAP_ADDR4], v->a.map_fd[MAP_ADDR6],
-						 c->ifaces[k].o.addrs, c->ifaces[k].o.n_addrs);
-
-			if (e)
-				log_error("%s: cannot update the prefixes: %s", v->name,
-					  strerror(-e));
-		}
-		v->o = c->ifaces[k].o;
-		served_resync(v, true);
+		served_change(v, &c->ifaces[k].o);
 	}
 	memcpy(svc->v, next, n * sizeof(*next));
 	svc->n = n;
@@ -432,7 +472,7 @@ void service_write_metrics(struct service *svc, const char *path)
 	prom_update_file(path, rows, svc->n);
 }
 
-void service_fill(struct service *svc, const struct config *c)
+int service_fill(struct service *svc, const struct config *c)
 {
 	for (int i = 0; i < c->n_ifaces; i++) {
 		struct served *v = &svc->v[svc->n++];
@@ -441,7 +481,17 @@ void service_fill(struct service *svc, const struct config *c)
 		v->o = c->ifaces[i].o;
 		v->owner_fd = -1;
 		v->a.prog_fd = -1;
+		if (opts_own_addrs(&v->o))
+			return -ENOMEM;
 	}
+	return 0;
+}
+
+void service_free(struct service *svc)
+{
+	for (int i = 0; i < svc->n; i++)
+		opts_free(&svc->v[i].o);
+	svc->n = 0;
 }
 
 int service_up_all(struct service *svc)

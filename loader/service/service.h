@@ -20,7 +20,7 @@ struct config_iface {
 	char name[IF_NAMESIZE];
 	char file[256]; /* where its section is, for messages */
 	int line;
-	struct opts o; /* [global] merged with its own keys */
+	struct opts o; /* [global] merged with its own keys; owns its addr list */
 };
 struct config {
 	struct opts global;
@@ -33,6 +33,7 @@ struct config {
 /* Parse path (and its includes) into c. 0, or -1 with c->error set.
  * Changes nothing but c. */
 int config_load(const char *path, struct config *c);
+/* What c holds (its strings, its addr lists); again is harmless. */
 void config_free(struct config *c);
 
 /* ---- prom.c: Prometheus text format ---- */
@@ -51,7 +52,7 @@ int prom_update_file(const char *path, const struct prom_iface *v, int n);
 /* ---- service.c: the interfaces `xdpong run` serves ---- */
 struct served {
 	char name[IF_NAMESIZE];
-	struct opts o; /* its settings */
+	struct opts o; /* its settings, with an addr list of its own */
 	int owner_fd;  /* owner.c's claim, -1 if none */
 	int owned_ifindex;
 	bool up;             /* attached by this run */
@@ -99,8 +100,11 @@ void service_notify_status(const struct service *svc, const char *busy);
 /* A new configuration: interfaces added, removed, changed; the rest
  * untouched. 0, -errno. */
 int service_apply(struct service *svc, const struct config *c);
-/* The configured interfaces, as served entries (not yet attached). */
-void service_fill(struct service *svc, const struct config *c);
+/* The configured interfaces, as served entries (not yet attached).
+ * 0 or -ENOMEM. */
+int service_fill(struct service *svc, const struct config *c);
+/* Free what the served entries own (after served_down). */
+void service_free(struct service *svc);
 /* Attach every interface: how many are up, or -1 when the command line's
  * one interface cannot be (a config's missing ones are waited for). */
 int service_up_all(struct service *svc);

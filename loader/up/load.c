@@ -160,7 +160,7 @@ static int up_choose_mode(struct bringup *b)
  * reuse its maps), else the default. Another size than the running one
  * takes fresh maps, which takeover_migrate fills with every entry: a
  * smaller one is refused here, before anything changes, where those
- * entries would not fit. 0 or -1.
+ * entries would not fit, as is one smaller than the --addr list. 0 or -1.
  */
 static int up_size(struct bringup *b)
 {
@@ -171,6 +171,7 @@ static int up_size(struct bringup *b)
 	for (int f = 0; f < 2; f++) {
 		int m = f ? MAP_ADDR6 : MAP_ADDR4, fd = b->old.map_fd[m];
 		__u32 want = b->o->max_prefixes, old_max = 0, used = 0;
+		int n_addrs = opts_addrs_of(b->o, f ? AF_INET6 : AF_INET);
 
 		if (b->have_old && fd >= 0 && !addr_map_room(fd, NULL, &old_max)) {
 			if (!asked)
@@ -183,6 +184,10 @@ static int up_size(struct bringup *b)
 						 "del')",
 						 name, used, fam[f], want, name);
 		}
+		if ((__u32)n_addrs > want)
+			return log_error("%s: %d %s --addr prefixes, more than the address maps "
+					 "hold (%u): raise --max-prefixes. Nothing was changed",
+					 name, n_addrs, fam[f], want);
 		b->room[f] = want;
 		b->old_room[f] = old_max;
 		if (bpf_map__set_max_entries(skel_map(b->lv->loaded->skel, m), want))

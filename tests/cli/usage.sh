@@ -38,6 +38,8 @@ CASES=(
 	"attach lo --max-prefixes lots|2|invalid --max-prefixes 'lots'"
 	"attach lo --max-prefixes 16777217|2|invalid --max-prefixes '16777217'"
 	"run lo --max-prefixes 99999999999999999999999|2|invalid --max-prefixes '9+'"
+	"attach lo --max-prefixes 2 -a ::1 -a ::2 -a ::3|2|^xdpong: 3 IPv6.*--max-prefixes 2 holds$"
+	"run lo --max-prefixes 1 -a 10.0.0.1 -a 10.0.0.2|2|^xdpong: 2 IPv4.*--max-prefixes 1 holds$"
 	"detach|2|missing interface"
 	"detach lo --bogus|2|unknown option '--bogus'"
 	"status --bogus|2|unknown option '--bogus'"

@@ -60,6 +60,11 @@ bad no_include $'[global]\ninclude = /nonexistent/xdpong.conf\n' \
 bad wrong_section $'[interface x0]\nmetrics-listen = 127.0.0.1:1\n' \
 	"2: 'metrics-listen' belongs in \\[global\\]"
 bad cli_only $'[global]\nforce = yes\n' "2: 'force' is a command-line option only"
+# More addr prefixes than max-prefixes holds.
+many=$'[global]\nmax-prefixes = 2\n[interface x0]\n'
+many+=$'addr = 10.0.0.1\naddr = 10.0.0.2\naddr = 10.0.0.3\n'
+bad too_many_addrs "$many" \
+	' \[interface x0\]: 3 IPv4 --addr prefixes, more than --max-prefixes 2 holds$'
 bad no_equals $'[global]\njust words\n' "2: not 'key = value'"
 # A value longer than inih's line is refused, never cut to another value.
 bad long_line "[interface x0]"$'\n'"metrics-file = /run/$(printf 'd%.0s' {1..200})/m.prom"$'\n' \

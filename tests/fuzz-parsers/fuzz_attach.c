@@ -102,6 +102,7 @@ static void check_rate(const uint8_t *data, size_t size)
 		FUZZ_CHECK(o.n_args == 1 && o.args[0] == ifname,
 			   "interface is not the last argument");
 	}
+	opts_free(&o);
 	free(value);
 }
 
@@ -136,8 +137,8 @@ static void check_argv(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!o.n_args || found, "the interface is not one of the arguments");
 		FUZZ_CHECK(!o.n_args || (*o.args[0] && strlen(o.args[0]) < IF_NAMESIZE),
 			   "interface name '%s' accepted", o.n_args ? o.args[0] : "");
-		FUZZ_CHECK(o.n_addrs >= 0 && o.n_addrs <= OPTS_MAX_ADDRS,
-			   "%d addresses", o.n_addrs);
+		FUZZ_CHECK(o.n_addrs >= 0 && o.n_addrs < argc, "%d addresses of %d arguments",
+			   o.n_addrs, argc);
 		for (int i = 0; i < o.n_addrs; i++) {
 			struct prefix m = o.addrs[i];
 
@@ -167,6 +168,7 @@ static void check_argv(const uint8_t *data, size_t size)
 			FUZZ_CHECK(o.interval == 0 && !o.json && !o.metrics_file,
 				   "attach accepted a run-only option");
 	}
+	opts_free(&o);
 	for (int i = 0; i < argc; i++)
 		free(orig[i]);
 }
