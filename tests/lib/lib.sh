@@ -424,11 +424,12 @@ xdpt_ping()
 	out=$(timeout -k 5 $((count + 20)) ip netns exec "$ns" \
 		ping "$fam" -n -c "$count" -i 0.2 -W 1 "$@" "$dst" 2>&1)
 	local rc=$?
+	local re=$'(^|\n)([0-9]+) packets transmitted, ([0-9]+) received'
 	XDPT_PING_OUT=$out
-	XDPT_PING_SENT=$(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p')
-	XDPT_PING_RECEIVED=$(printf '%s\n' "$out" |
-		sed -n 's/^[0-9]* packets transmitted, \([0-9]*\) received.*/\1/p')
-	: "${XDPT_PING_SENT:=0}" "${XDPT_PING_RECEIVED:=0}"
+	XDPT_PING_SENT=0 XDPT_PING_RECEIVED=0
+	if [[ $out =~ $re ]]; then
+		XDPT_PING_SENT=${BASH_REMATCH[2]} XDPT_PING_RECEIVED=${BASH_REMATCH[3]}
+	fi
 	return "$rc"
 }
 
