@@ -158,3 +158,27 @@ fault_test_args()
 		echo "rdinit=/xdpong-vm-fault-test"
 	return 0
 }
+
+#
+# accel_arg ACCEL: QEMU's -accel value. Under TCG the guest's vCPUs take
+# turns on one host thread ($XDPONG_VM_TCG_THREAD, default single; multi
+# gives each vCPU a thread of its own). The guests of make test run beside
+# each other and the host's tests on two cores: with a thread per vCPU, a
+# vCPU spins waiting for another whose thread is not running, and a guest
+# took twice as long for the same tests (netns/ping_jumbo on 6.12).
+#
+case ${XDPONG_VM_TCG_THREAD:=single} in
+single | multi) ;;
+*) die "XDPONG_VM_TCG_THREAD: single or multi, not '$XDPONG_VM_TCG_THREAD'" ;;
+esac
+
+accel_arg()
+{
+	if [ "$1" = tcg ]; then echo "tcg,thread=$XDPONG_VM_TCG_THREAD"; else echo "$1"; fi
+}
+
+# accel_what ACCEL: how the first line of a run names the threading.
+accel_what()
+{
+	[ "$1" = tcg ] && echo ", $XDPONG_VM_TCG_THREAD-threaded"
+}

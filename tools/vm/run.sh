@@ -165,7 +165,8 @@ qemu_args()
 	kernel=$kdir/vmlinuz
 	[ -f "$kdir/vmlinux" ] && kernel=$kdir/vmlinux
 	QARGS=(
-		"$QEMU" -machine pc -accel "$accel" -cpu "$cpu" -smp "$CPUS" -m "$MEM"
+		"$QEMU" -machine pc -accel "$(accel_arg "$accel")" -cpu "$cpu"
+		-smp "$CPUS" -m "$MEM"
 		-nodefaults -no-user-config -display none -no-reboot -monitor none
 		-kernel "$kernel" -initrd "$initrd"
 		-append "console=ttyS0 quiet panic=-1 $extra"
@@ -245,7 +246,7 @@ main()
 	mkdir -p "$TMP/out"
 	build_initramfs "$kdir" "$release" "$TMP/initrd" || die "cannot build the initramfs"
 	read -r accel why < <(pick_accel "$kdir" "$TMP/initrd")
-	echo "vm: kernel $pkg $ver ($release), accel ${accel^^} ($why)," \
+	echo "vm: kernel $pkg $ver ($release), accel ${accel^^} ($why)$(accel_what "$accel")," \
 		"${CPUS} vCPU, ${MEM} MiB$([ "$NICS" -gt 0 ] && echo ", 2 virtio-net NICs")"
 
 	t0=$EPOCHREALTIME

@@ -281,7 +281,8 @@ main()
 	kernel=$kdir/vmlinuz
 	[ -f "$kdir/vmlinux" ] && kernel=$kdir/vmlinux
 	echo "systemd-guest: kernel $(sed -n 's/^package=//p' "$kdir/info") ($release)," \
-		"Debian $SUITE with systemd, accel ${accel^^}, 2 vCPU, $MEM MiB, 2 virtio-net NICs"
+		"Debian $SUITE with systemd, accel ${accel^^}$(accel_what "$accel")," \
+		"2 vCPU, $MEM MiB, 2 virtio-net NICs"
 	cmdline="console=ttyS0 rdinit=/sbin/init quiet panic=-1"
 	cmdline+=" systemd.show_status=false net.ifnames=0"
 	t0=$EPOCHREALTIME
@@ -291,7 +292,7 @@ main()
 		nic_args $ports
 		: >"$TMP/console.log"
 		: >"$TMP/output.log"
-		"$QEMU" -machine pc -accel "$accel" -cpu "$cpu" -smp 2 -m "$MEM" \
+		"$QEMU" -machine pc -accel "$(accel_arg "$accel")" -cpu "$cpu" -smp 2 -m "$MEM" \
 			-nodefaults -no-user-config -display none -no-reboot -monitor none \
 			-kernel "$kernel" -initrd "$TMP/initrd" \
 			-append "$cmdline $(fault_test_args)" \
