@@ -363,7 +363,7 @@ xdf_streams_start()
 	XDF_STREAM_PIDS=()
 	XDF_STREAM_DSTS=("$@")
 	for d in "$@"; do
-		timeout -k 5 60 ip netns exec "$NS_PING" ping -n -q -i 0.001 -w 50 -c "$n" "$d" \
+		timeout -k 5 60 ip netns exec "$NS_PING" ping -n -q -i 0.001 -W 2 -c "$n" "$d" \
 			>"$XDPT_TMP/stream$i" 2>&1 &
 		XDF_STREAM_PIDS+=($!)
 		i=$((i + 1))

@@ -433,13 +433,10 @@ xdpt_ping()
 	return "$rc"
 }
 
-# xdpt_ping_all NS FAM DST COUNT [opts]: every ping must be answered. The
-# deadline (-w) makes ping wait for every reply: without it, ping gives the
-# last one only twice the slowest round trip so far, and a loaded machine
-# can be slower than that once.
+# xdpt_ping_all NS FAM DST COUNT [opts]: every ping must be answered.
 xdpt_ping_all()
 {
-	xdpt_ping "$1" "$2" "$3" "$4" -w $(($4 / 5 + 10)) "${@:5}"
+	xdpt_ping "$@"
 	if [ "$XDPT_PING_RECEIVED" != "$4" ] || [ "$XDPT_PING_SENT" != "$4" ]; then
 		printf '%s\n' "$XDPT_PING_OUT" >&2
 		xdpt_fail "ping $2 $3: expected $4 of $4 answered," \

@@ -45,7 +45,7 @@ pings()
 {
 	local n=$1 out
 
-	out=$(ip netns exec "$NS_PING" ping -n -q -c "$n" -i 0.05 -w 10 "$RESP4" 2>&1)
+	out=$(ip netns exec "$NS_PING" ping -n -q -c "$n" -i 0.05 -W 1 "$RESP4" 2>&1)
 	grep -q " $n received" <<<"$out" ||
 		xdpt_fail "$n pings not all answered: $(grep transmitted <<<"$out")"
 }
