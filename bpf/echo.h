@@ -124,18 +124,13 @@ static __always_inline __u32 ipv4_headers(const struct l3_frame *f, struct v4_re
 	return XP_GO_ON;
 }
 
-static __always_inline __u32 ipv6_headers(const struct l3_frame *f, struct v6_req *q)
+/* The link layer, version and payload length, as the kernel checks them;
+ * and a group destination. */
+static __always_inline __u32 ipv6_valid(const struct l3_frame *f, struct v6_req *q)
 {
-	struct ipv6hdr *ip6 = f->l3;
+	struct ipv6hdr *ip6 = q->ip6;
 	__u32 reason;
 
-	if ((void *)(ip6 + 1) > f->end)
-		return headers_cut(f->ctx, f->l3_off + sizeof(*ip6));
-	/* ICMPv6 or not, first, as for IPv4. */
-	if (ip6->nexthdr != XP_PROTO_ICMPV6)
-		return xdpong_ipv6_ext_header(ip6->nexthdr) ? REASON(pass_ipv6_ext) :
-							      REASON(pass_not_icmp);
-	q->ip6 = ip6;
 	reason = check_l2(f->eth);
 	if (reason)
 		return reason;
@@ -148,10 +143,25 @@ static __always_inline __u32 ipv6_headers(const struct l3_frame *f, struct v6_re
 			return REASON(drop_bad_length);
 		q->in_frags = true;
 	}
-	/* Multicast echo: the kernel answers from a unicast source. */
+	/* A group destination is the kernel's (echo: it answers from a
+	 * unicast source). */
 	if (ip6->daddr.in6_u.u6_addr8[0] == 0xff)
 		return REASON(pass_dst_group);
 	return XP_GO_ON;
+}
+
+static __always_inline __u32 ipv6_headers(const struct l3_frame *f, struct v6_req *q)
+{
+	struct ipv6hdr *ip6 = f->l3;
+
+	if ((void *)(ip6 + 1) > f->end)
+		return headers_cut(f->ctx, f->l3_off + sizeof(*ip6));
+	/* ICMPv6 or not, first, as for IPv4. */
+	if (ip6->nexthdr != XP_PROTO_ICMPV6)
+		return xdpong_ipv6_ext_header(ip6->nexthdr) ? REASON(pass_ipv6_ext) :
+							      REASON(pass_not_icmp);
+	q->ip6 = ip6;
+	return ipv6_valid(f, q);
 }
 
 /* 2. Whom it is for: our address, else the kernel's (ICMP for others is
@@ -326,12 +336,11 @@ static __always_inline __u32 ipv6_verify(const struct l3_frame *f, struct v6_req
 
 /* 4. The reply. */
 
-/* Addresses swapped, TTL 64, type 0; everything else kept. */
-static __always_inline __u32 ipv4_reply(struct v4_req *q)
+/* An IPv4 header turned around: addresses swapped, TTL 64, its checksum
+ * patched. The transport's pseudo-header sum does not change. */
+static __always_inline void ipv4_turn_around(struct iphdr *ip)
 {
-	struct iphdr *ip = q->ip;
-	struct icmphdr *icmp = q->icmp;
-	__u16 old, new, csum;
+	__u16 old, new;
 	__be32 tmp;
 
 	tmp = ip->saddr;
@@ -341,7 +350,32 @@ static __always_inline __u32 ipv4_reply(struct v4_req *q)
 	new = word_with_first_byte(old, XDPONG_REPLY_HOPS);
 	st16(&ip->ttl, new);
 	ip->check = csum_replace16(ip->check, old, new);
+}
 
+/* An IPv6 header turned around: addresses swapped (which leaves the
+ * pseudo-header sum unchanged), hop limit 64 (not in it). */
+static __always_inline void ipv6_turn_around(struct ipv6hdr *ip6)
+{
+	__u64 a0, a1, b0, b1;
+
+	a0 = ld64(&ip6->saddr);
+	a1 = ld64((void *)&ip6->saddr + 8);
+	b0 = ld64(&ip6->daddr);
+	b1 = ld64((void *)&ip6->daddr + 8);
+	st64(&ip6->saddr, b0);
+	st64((void *)&ip6->saddr + 8, b1);
+	st64(&ip6->daddr, a0);
+	st64((void *)&ip6->daddr + 8, a1);
+	ip6->hop_limit = XDPONG_REPLY_HOPS;
+}
+
+/* Addresses swapped, TTL 64, type 0; everything else kept. */
+static __always_inline __u32 ipv4_reply(struct v4_req *q)
+{
+	struct icmphdr *icmp = q->icmp;
+	__u16 old, new, csum;
+
+	ipv4_turn_around(q->ip);
 	old = ld16(icmp); /* type and code */
 	new = word_with_first_byte(old, XP_ICMP_ECHOREPLY);
 	st16(icmp, new);
@@ -361,22 +395,10 @@ static __always_inline __u32 ipv4_reply(struct v4_req *q)
 /* Addresses swapped, hop limit 64, type 129; the rest kept. */
 static __always_inline __u32 ipv6_reply(struct v6_req *q)
 {
-	struct ipv6hdr *ip6 = q->ip6;
 	struct icmp6hdr *icmp6 = q->icmp6;
-	__u64 a0, a1, b0, b1;
 	__u16 old, new;
 
-	/* Swapping the addresses leaves the pseudo-header sum unchanged. */
-	a0 = ld64(&ip6->saddr);
-	a1 = ld64((void *)&ip6->saddr + 8);
-	b0 = ld64(&ip6->daddr);
-	b1 = ld64((void *)&ip6->daddr + 8);
-	st64(&ip6->saddr, b0);
-	st64((void *)&ip6->saddr + 8, b1);
-	st64(&ip6->daddr, a0);
-	st64((void *)&ip6->daddr + 8, a1);
-	ip6->hop_limit = XDPONG_REPLY_HOPS; /* not in the pseudo-header */
-
+	ipv6_turn_around(q->ip6);
 	old = ld16(icmp6); /* type and code */
 	new = word_with_first_byte(old, XP_ICMPV6_ECHO_REPLY);
 	st16(icmp6, new);
@@ -385,7 +407,10 @@ static __always_inline __u32 ipv6_reply(struct v6_req *q)
 	return REASON(reply_echo6);
 }
 
-/* Each family's four steps. */
+/* STAMP, over the steps above: a UDP datagram where no ICMP was. */
+#include "stamp.h"
+
+/* Each family's four steps; STAMP's where there is no ICMP. */
 
 static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 {
@@ -394,7 +419,7 @@ static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 
 	reason = ipv4_headers(f, &q);
 	if (reason != XP_GO_ON)
-		return reason;
+		return stamp_wanted(reason) ? stamp_ipv4(f) : reason;
 	reason = ipv4_for_us(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;
@@ -416,7 +441,7 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 
 	reason = ipv6_headers(f, &q);
 	if (reason != XP_GO_ON)
-		return reason;
+		return stamp_wanted(reason) ? stamp_ipv6(f) : reason;
 	reason = ipv6_for_us(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;

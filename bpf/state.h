@@ -43,6 +43,14 @@ const volatile __u64 cfg_gen = 0;
  * the kernel does not have. Every frame is then one buffer.
  */
 const volatile __u8 cfg_frags = 1;
+/*
+ * STAMP reflection (stamp.h): the UDP port, 0 for off (the default: the
+ * verifier, which knows the frozen value, then removes the whole path,
+ * so echo pays nothing for it), and the clock it reads (enum
+ * xdpong_stamp_clock; TAI only where the kernel has the helper, probed).
+ */
+const volatile __u16 cfg_stamp_port = 0;
+const volatile __u8 cfg_stamp_clock = XDPONG_STAMP_CLOCK_MONO;
 
 /* Changed at run time through the .bss map (mmap, one field at a time). */
 volatile __u32 trace_enabled = 0; /* `xdpong trace` is reading */
@@ -54,6 +62,15 @@ volatile __u64 if_mac = 0;
 struct xdpong_own_addrs own_addrs[2];
 volatile __u32 own_addrs_cur = 0; /* 1, 2: own_addrs[cur - 1]; 0: none */
 __u64 trace_lost = 0;             /* events the ring buffer had no room for */
+/*
+ * STAMP's clock (written by the loader, which keeps it in step): added to
+ * cfg_stamp_clock's reading it gives UTC, ns since 1970 (the TAI offset
+ * taken away, or the real time clock's lead over the monotonic one); and
+ * the reflector's Error Estimate (RFC 4656 4.1.2: S, Z, scale and
+ * multiplier, as a host-order word), 0 until the loader writes it.
+ */
+volatile __s64 stamp_clock_off_ns = 0;
+volatile __u32 stamp_errest = 0;
 /* Written by the loader once attached, never read here: this program's id
  * (low half) and the id the interface shows (high half: itself, or its
  * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,

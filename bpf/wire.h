@@ -13,6 +13,8 @@
  *   ratelimit.h  the per-source and global rate limits
  *   observe.h    latency sampling and trace events
  *   echo.h       IPv4 and IPv6 echo, step by step; xdpong_packet()
+ *   stamp.h      STAMP reflection over echo.h's IP checks (included by
+ *                echo.h between its steps and the handlers that call it)
  * Each header defines objects (maps, variables, global functions): one
  * .bpf.c file of an object includes them, once.
  */
@@ -38,6 +40,7 @@
 #define XP_ETH_P_IPV6 0x86DD
 #define XP_PROTO_ICMP 1
 #define XP_PROTO_ICMPV6 58
+#define XP_PROTO_UDP 17
 #define XP_ICMP_ECHOREPLY 0
 #define XP_ICMP_ECHO 8
 #define XP_ICMPV6_ECHO_REQUEST 128

@@ -25,12 +25,14 @@ enum xdpong_outcome {
 #define XDPONG_REASONS(X)                                                            \
 	X(reply_echo4, REPLIED, "ICMP echo request answered")                        \
 	X(reply_echo6, REPLIED, "ICMPv6 echo request answered")                      \
+	X(reply_stamp4, REPLIED, "STAMP test packet reflected (IPv4)")               \
+	X(reply_stamp6, REPLIED, "STAMP test packet reflected (IPv6)")               \
 	X(pass_not_ip, PASSED, "not IPv4/IPv6 (ARP, VLAN, other ethertype)")         \
 	X(pass_l2_group, PASSED, "broadcast/multicast MAC source or destination")    \
 	X(pass_l2_other_host, PASSED, "destination MAC belongs to another host")     \
 	X(pass_ip_options, PASSED, "IPv4 header carries options")                    \
 	X(pass_ipv6_ext, PASSED, "IPv6 extension header before the payload")         \
-	X(pass_not_icmp, PASSED, "IP protocol other than ICMP/ICMPv6")               \
+	X(pass_not_icmp, PASSED, "neither ICMP/ICMPv6 nor UDP to the STAMP port")    \
 	X(pass_fragment, PASSED, "IPv4 fragment")                                    \
 	X(pass_dst_group, PASSED, "broadcast or multicast IP destination")           \
 	X(pass_dst_not_local, PASSED, "destination is not an address we answer for") \
@@ -38,12 +40,17 @@ enum xdpong_outcome {
 	X(pass_src_reserved, PASSED, "IPv4 source in 240.0.0.0/4: kernel decides")   \
 	X(pass_too_big, PASSED, "ICMP message longer than the program verifies")     \
 	X(pass_split_headers, PASSED, "headers continue past the first buffer")      \
+	X(pass_stamp_short, PASSED, "under 44 bytes of STAMP to the STAMP port")     \
+	X(pass_stamp_tlv, PASSED, "STAMP packet with TLVs after the base packet")    \
+	X(pass_udp_len, PASSED, "UDP length below the IP payload's")                 \
+	X(pass_udp6_no_csum, PASSED, "UDP over IPv6 with a zero checksum")           \
 	X(drop_truncated, DROPPED, "frame shorter than its headers")                 \
 	X(drop_bad_version, DROPPED, "IP version does not match the framing")        \
 	X(drop_bad_ihl, DROPPED, "IPv4 header length below 5 words")                 \
-	X(drop_bad_length, DROPPED, "IP length beyond the frame or below ICMP's")    \
+	X(drop_bad_length, DROPPED, "IP/UDP length beyond the frame or too short")   \
 	X(drop_bad_ip_csum, DROPPED, "IPv4 header checksum wrong")                   \
 	X(drop_bad_icmp_csum, DROPPED, "ICMP/ICMPv6 checksum wrong")                 \
+	X(drop_bad_udp_csum, DROPPED, "UDP checksum wrong (STAMP)")                  \
 	X(drop_martian_src, DROPPED, "martian source address")                       \
 	X(drop_rate_limited, DROPPED, "over the per-source rate limit")              \
 	X(drop_global_limited, DROPPED, "over the global rate limit")
@@ -134,6 +141,19 @@ static inline __attribute__((always_inline)) int xdpong_ipv6_ext_header(__u8 nex
 	}
 	return 0;
 }
+
+/*
+ * STAMP (RFC 8762): the Session-Reflector's port unless told another
+ * (--stamp=PORT), and the clock T2 and T3 are read from (rodata
+ * cfg_stamp_clock, chosen by probing the kernel at load). Either clock
+ * plus the .bss offset stamp_clock_off_ns, which the loader keeps, is
+ * UTC in nanoseconds since 1970.
+ */
+#define XDPONG_STAMP_PORT 862
+enum xdpong_stamp_clock {
+	XDPONG_STAMP_CLOCK_MONO = 0, /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	XDPONG_STAMP_CLOCK_TAI = 1,  /* bpf_ktime_get_tai_ns(): CLOCK_TAI (6.1) */
+};
 
 /* Keys of the LPM tries "xdpong_addr4" / "xdpong_addr6": network order. */
 struct xdpong_addr4_key {

@@ -304,6 +304,7 @@ fi
 # Unit tests and fuzzing of the BPF program. A missing binary is a failed
 # test, not a skipped one: `make tests` builds them.
 run_test unit/test_xdpong "$TEST_TIMEOUT" build/tests/test_xdpong
+run_test unit/test_stamp "$TEST_TIMEOUT" build/tests/test_stamp
 run_test unit/test_chain "$TEST_TIMEOUT" build/tests/test_chain
 run_test unit/test_limits "$TEST_TIMEOUT" build/tests/test_limits
 run_test fuzz-program/fuzz_xdpong "$FUZZ_TIMEOUT" build/tests/fuzz_xdpong --frames "$FUZZ_FRAMES" \

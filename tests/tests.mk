@@ -2,6 +2,7 @@
 # Unit tests, fuzz harness and TUN/TAP driver of the XDP program, included
 # by the Makefile. `make tests` builds them; run as root:
 #   build/tests/test_xdpong            table-driven fixtures
+#   build/tests/test_stamp             STAMP reflection against its reference
 #   build/tests/test_limits            the rate limits across two CPUs
 #   build/tests/fuzz_xdpong --frames N [--seed S] [--jobs J]
 #   build/tests/tuntap_echo            driven by tests/tuntap/*.sh
@@ -36,6 +37,10 @@ $(BUILD)/tests/test_xdpong.o: tests/unit/test_xdpong.c $(TESTS_HDRS) | $(BUILD)/
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
+$(BUILD)/tests/test_stamp.o: tests/unit/test_stamp.c $(TESTS_HDRS) | $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
+
 $(BUILD)/tests/test_limits.o: tests/unit/test_limits.c $(TESTS_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
@@ -55,6 +60,10 @@ $(BUILD)/tests/test_xdpong: $(BUILD)/tests/test_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
+$(BUILD)/tests/test_stamp: $(BUILD)/tests/test_stamp.o $(TESTS_LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
+
 $(BUILD)/tests/test_limits: $(BUILD)/tests/test_limits.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
@@ -67,7 +76,8 @@ $(BUILD)/tests/tuntap_echo: $(BUILD)/tests/tuntap_echo.o $(BUILD)/tuntap/libtun.
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
-TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/test_limits $(BUILD)/tests/fuzz_xdpong \
+TEST_BINS += $(BUILD)/tests/test_xdpong $(BUILD)/tests/test_stamp $(BUILD)/tests/test_limits \
+	$(BUILD)/tests/fuzz_xdpong \
 	$(BUILD)/tests/tuntap_echo
 
 # Many prefixes, and a verdict for each through the attached program

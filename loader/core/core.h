@@ -268,6 +268,7 @@ enum feature {
 	FEAT_CMPXCHG, /* BPF atomic compare-and-exchange (5.12): rate limits */
 	FEAT_TXWATCH, /* BTF-typed programs on the xdp tracepoints (5.5): the
 			* count of XDP_TX the driver did not send */
+	FEAT_TAI,     /* bpf_ktime_get_tai_ns (6.1): STAMP's clock */
 	FEAT_COUNT
 };
 

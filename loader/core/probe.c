@@ -42,6 +42,8 @@ const struct feature_info feature_info[FEAT_COUNT] = {
 			   "BPF programs on the xdp tracepoints (the count of replies the driver "
 			   "did not send)",
 			   "tx_failed is not counted", "5.5" },
+	[FEAT_TAI] = { "tai_clock", "bpf_ktime_get_tai_ns (STAMP timestamps from CLOCK_TAI)",
+		       "STAMP reads the monotonic clock, offset to UTC by the loader", "6.1" },
 };
 
 static bool probed[FEAT_COUNT], have[FEAT_COUNT];
@@ -162,6 +164,8 @@ static bool probe(enum feature f)
 				 "an atomic compare-and-exchange");
 	case FEAT_TXWATCH:
 		return probe_txwatch(f);
+	case FEAT_TAI:
+		return probe_helper(f, BPF_FUNC_ktime_get_tai_ns, "bpf_ktime_get_tai_ns");
 	case FEAT_COUNT:
 		break;
 	}

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * STAMP reflection (RFC 8762, extended by RFC 8972): a Session-Reflector
+ * in stateless, unauthenticated mode (RFC 8762 4.3), for UDP to
+ * cfg_stamp_port at the addresses echo answers for. A frame comes here
+ * only where echo found no ICMP (handle_ipv4, handle_ipv6 in echo.h), and
+ * only with --stamp: cfg_stamp_port is frozen rodata, 0 by default, and
+ * the verifier then removes this whole path.
+ *
+ * The same four steps as echo, on the same IP checks (echo.h's), each
+ * returning a reason or XP_GO_ON: the headers; whom it is for (our
+ * address, the port, a base STAMP packet); the checks an answer needs
+ * (the source, the IP and UDP checksums); the reply, in place. A datagram
+ * with bytes after the 44-byte base packet is passed (pass_stamp_tlv):
+ * RFC 8972 4 makes them TLVs, which a reflector "MUST process in the
+ * order of their appearance", clearing the U flag of those it knows and
+ * setting the M flag of a malformed one; returning them unread would
+ * break both rules. That walk is not written yet; the kernel, and a
+ * user-space reflector if one listens, decide meanwhile.
+ */
+#ifndef XDPONG_BPF_STAMP_H
+#define XDPONG_BPF_STAMP_H
+
+#include "frame.h"
+#include "observe.h"
+#include "ratelimit.h"
+#include "addrs.h"
+
+/*
+ * The base packets, unauthenticated (RFC 8762 4.2.1 and 4.3.1, with RFC
+ * 8972 3's SSID in the sender's first MBZ octets), as byte offsets in the
+ * UDP payload: the reply is written over the request, field by field.
+ */
+#define XP_STAMP_LEN 44
+#define XP_STAMP_SEQ 0            /* Sequence Number: the sender's, kept (stateless) */
+#define XP_STAMP_TS 4             /* the sender's Timestamp; the reply's T3 */
+#define XP_STAMP_ERR 12           /* the sender's Error Estimate; the reflector's */
+#define XP_STAMP_SSID 14          /* RFC 8972 3: kept */
+#define XP_STAMP_RX_TS 16         /* Receive Timestamp: T2 */
+#define XP_STAMP_S_SEQ 24         /* Session-Sender Sequence Number */
+#define XP_STAMP_S_TS 28          /* Session-Sender Timestamp */
+#define XP_STAMP_S_ERR 36         /* Session-Sender Error Estimate, then 2 MBZ */
+#define XP_STAMP_S_TTL 40         /* Ses-Sender TTL, then 3 MBZ */
+#define XP_NTP_UNIX 2208988800ULL /* seconds from 1900 (NTP's era 0) to 1970 */
+/*
+ * The Error Estimate before the loader has written one (RFC 4656 4.1.2):
+ * not synchronised (S 0), NTP format (Z 0), scale 32 and multiplier 1,
+ * one second: an honest "not known", never a zero multiplier.
+ */
+#define XP_STAMP_ERR_UNKNOWN 0x2001
+
+/* What the steps learn of a STAMP test packet, beside struct v4_req. */
+struct stamp_req {
+	struct udphdr *udp;
+	void *stamp; /* the base packet, XP_STAMP_LEN bytes, in the first buffer */
+	__u8 rx_ttl; /* the TTL or hop limit it came with (byte 40 of the reply) */
+};
+
+/* UTC in ns from the clock cfg_stamp_clock names (frozen rodata: the
+ * verifier keeps one call, and never walks to a helper 5.10 lacks). */
+static __always_inline __u64 stamp_clock_ns(void)
+{
+	if (cfg_stamp_clock == XDPONG_STAMP_CLOCK_TAI)
+		return bpf_ktime_get_tai_ns() + stamp_clock_off_ns;
+	return bpf_ktime_get_ns() + stamp_clock_off_ns;
+}
+
+/* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of utc_ns, as
+ * stored (seconds since 1900 modulo 2^32, then the binary fraction). */
+static __always_inline __u64 ntp64(__u64 utc_ns)
+{
+	__u64 sec = utc_ns / 1000000000, rem = utc_ns % 1000000000, out;
+	__u32 w[2];
+
+	w[0] = bpf_htonl((__u32)(sec + XP_NTP_UNIX));
+	w[1] = bpf_htonl((__u32)((rem << 32) / 1000000000));
+	__builtin_memcpy(&out, w, 8);
+	return out;
+}
+
+/* A 64-bit word's contribution to a one's complement sum, as stored. */
+static __always_inline __u64 sum64(__u64 v)
+{
+	return (v & 0xffffffff) + (v >> 32);
+}
+
+/* 2. Whom it is for, after the IP checks: the port, then the lengths. */
+static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_req *s, void *udp,
+				       __u32 ip_payload)
+{
+	struct udphdr *uh = udp;
+	__u32 ulen;
+
+	if (ip_payload < sizeof(*uh))
+		return REASON(drop_bad_length);
+	if ((void *)(uh + 1) > f->end) /* the frame holds it: the IP length says so */
+		return REASON(pass_split_headers);
+	if (uh->dest != bpf_htons(cfg_stamp_port))
+		return REASON(pass_not_icmp);
+	/* The kernel drops a UDP length past the IP payload or below the
+	 * header (short_packet), and trims the payload to a shorter one. */
+	ulen = bpf_ntohs(uh->len);
+	if (ulen < sizeof(*uh) || ulen > ip_payload)
+		return REASON(drop_bad_length);
+	if (ulen < ip_payload)
+		return REASON(pass_udp_len);
+	if (ulen < sizeof(*uh) + XP_STAMP_LEN)
+		return REASON(pass_stamp_short);
+	if (ulen > sizeof(*uh) + XP_STAMP_LEN)
+		return REASON(pass_stamp_tlv);
+	if ((void *)(uh + 1) + XP_STAMP_LEN > f->end)
+		return REASON(pass_split_headers);
+	s->udp = uh;
+	s->stamp = uh + 1;
+	return XP_GO_ON;
+}
+
+/* 3. The UDP checksum (RFC 768), over the pseudo-header sum psum. */
+static __always_inline bool stamp_udp_csum_ok(const struct stamp_req *s, __u64 psum)
+{
+	_Static_assert((sizeof(struct udphdr) + XP_STAMP_LEN) % 4 == 0, "sum_words");
+	return csum_ok(psum + sum_words(s->udp, sizeof(struct udphdr) + XP_STAMP_LEN));
+}
+
+/*
+ * 4. The reflector's fields over the sender's (RFC 8762 4.3.1, RFC 8972
+ * 3), in place, and the UDP checksum patched for what changed (RFC 1624
+ * eqn 3, summed over the changed words): the sender's Sequence Number,
+ * Timestamp and Error Estimate move to 24..37, where they add what they
+ * took from 0..13 (the Sequence Number stays at 0 too: stateless mode);
+ * what the sender had at 16..43 (MBZ) goes; T2, T3, the Error Estimate
+ * and the TTL come. T3 is read last, after everything else is written.
+ */
+static __always_inline void stamp_reflect(struct stamp_req *s, __u64 t2)
+{
+	void *p = s->stamp;
+	__u64 gone = sum_words(p + XP_STAMP_RX_TS, XP_STAMP_LEN - XP_STAMP_RX_TS);
+	__u32 seq = ld32(p + XP_STAMP_SEQ), ttl_word = 0;
+	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(t2), t3_ntp, came;
+	__u16 err = ld16(p + XP_STAMP_ERR), my_err, csum;
+	__u32 e = stamp_errest;
+
+	my_err = bpf_htons(e ? (__u16)e : XP_STAMP_ERR_UNKNOWN);
+	__builtin_memcpy(&ttl_word, &s->rx_ttl, 1);
+	st64(p + XP_STAMP_RX_TS, t2_ntp);
+	st32(p + XP_STAMP_S_SEQ, seq);
+	st64(p + XP_STAMP_S_TS, ts);
+	st32(p + XP_STAMP_S_ERR, 0); /* the error estimate, then 2 MBZ */
+	st16(p + XP_STAMP_S_ERR, err);
+	st32(p + XP_STAMP_S_TTL, ttl_word);
+	st16(p + XP_STAMP_ERR, my_err);
+	came = seq + sum64(t2_ntp) + my_err + ttl_word;
+	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending). */
+	t3_ntp = ntp64(stamp_clock_ns());
+	st64(p + XP_STAMP_TS, t3_ntp);
+	came += sum64(t3_ntp);
+	csum = s->udp->check;
+	if (!csum) /* IPv4 only (IPv6 passed it): no checksum, none to patch */
+		return;
+	/* ~(~HC + m' - m): adding ~fold(m) takes m away (one's complement). */
+	csum = (__u16)~csum_fold((__u64)(__u16)~csum + came + (__u16)~csum_fold(gone));
+	/* RFC 768: a computed 0 is sent as all ones (0 means no checksum). */
+	s->udp->check = csum ? csum : 0xffff;
+}
+
+/* The ports swapped: the UDP checksum is unchanged. */
+static __always_inline void udp_swap_ports(struct udphdr *uh)
+{
+	__be16 tmp = uh->source;
+
+	uh->source = uh->dest;
+	uh->dest = tmp;
+}
+
+static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
+{
+	__u64 t2 = stamp_clock_ns(); /* T2: on entry to the path */
+	struct stamp_req s = {};
+	struct v4_req q = {};
+	struct iphdr *ip = f->l3;
+	__u32 why;
+
+	/* 1. The headers, as echo checks them (ipv4_icmp's for UDP). */
+	if ((void *)(ip + 1) > f->end)
+		return headers_cut(f->ctx, f->l3_off + sizeof(*ip));
+	if (ip->protocol != XP_PROTO_UDP)
+		return REASON(pass_not_icmp);
+	q.ip = ip;
+	q.tot = bpf_ntohs(ip->tot_len);
+	q.icmp_len = q.tot - sizeof(*ip); /* here: the UDP datagram's */
+	q.vihl = *(__u8 *)ip;
+	if (!ipv4_valid(f, &q, &why) || !ipv4_extent(f, &q, &why) || !ipv4_kernels(&q, &why))
+		return why;
+	/* 2. Whom it is for. */
+	if (!ipv4_dst_ours(&q, &why))
+		return why;
+	why = stamp_udp(f, &s, ip + 1, q.icmp_len);
+	if (why != XP_GO_ON)
+		return why;
+	*f->t0 = latency_start(f->counters, REASON(reply_stamp4));
+	/* 3. The source and the checksums; a zero UDP checksum is none
+	 * (RFC 768), which the kernel takes unchecked. */
+	if (!ipv4_header_csum(&q, &why) || !ipv4_src_valid(&q, ((__u8 *)&ip->saddr)[0], &why) ||
+	    !ipv4_src_not_own(&q, &why))
+		return why;
+	if (s.udp->check &&
+	    !stamp_udp_csum_ok(&s, sum_words(&ip->saddr, 8) +
+					   bpf_htonl((XP_PROTO_UDP << 16) | (q.icmp_len & 0xffff))))
+		return REASON(drop_bad_udp_csum);
+	why = rate_check(4, &ip->saddr);
+	if (why)
+		return why;
+	/* 4. The reply: addresses and ports swapped, a fresh TTL. */
+	s.rx_ttl = ip->ttl;
+	ipv4_turn_around(ip);
+	udp_swap_ports(s.udp);
+	stamp_reflect(&s, t2);
+	return REASON(reply_stamp4);
+}
+
+static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
+{
+	__u64 t2 = stamp_clock_ns(); /* T2: on entry to the path */
+	struct ipv6hdr *ip6 = f->l3;
+	struct stamp_req s = {};
+	struct v6_req q = {};
+	__u32 why;
+
+	/* 1. The headers, as echo checks them (ipv6_headers' for UDP). */
+	if ((void *)(ip6 + 1) > f->end)
+		return headers_cut(f->ctx, f->l3_off + sizeof(*ip6));
+	if (ip6->nexthdr != XP_PROTO_UDP)
+		return REASON(pass_not_icmp);
+	q.ip6 = ip6;
+	why = ipv6_valid(f, &q);
+	if (why != XP_GO_ON)
+		return why;
+	/* 2. Whom it is for. */
+	if (!addr6_is_local(&ip6->daddr))
+		return REASON(pass_dst_not_local);
+	why = stamp_udp(f, &s, ip6 + 1, q.plen);
+	if (why != XP_GO_ON)
+		return why;
+	*f->t0 = latency_start(f->counters, REASON(reply_stamp6));
+	/* 3. The source and the checksum. RFC 8200 8.1 makes it mandatory;
+	 * the kernel drops a zero one unless the socket opted in (RFC 6936,
+	 * UDP_NO_CHECK6_RX): its call. */
+	if (ipv6_is_martian_src(&ip6->saddr))
+		return REASON(drop_martian_src);
+	if (!s.udp->check)
+		return REASON(pass_udp6_no_csum);
+	if (!stamp_udp_csum_ok(&s, sum_words(&ip6->saddr, 32) + bpf_htonl(q.plen) +
+					   bpf_htonl(XP_PROTO_UDP)))
+		return REASON(drop_bad_udp_csum);
+	why = rate_check(6, &ip6->saddr);
+	if (why)
+		return why;
+	/* 4. The reply: addresses and ports swapped, a fresh hop limit. */
+	s.rx_ttl = ip6->hop_limit;
+	ipv6_turn_around(ip6);
+	udp_swap_ports(s.udp);
+	stamp_reflect(&s, t2);
+	return REASON(reply_stamp6);
+}
+
+/* A frame echo passed as not ICMP, which --stamp may want. */
+static __always_inline bool stamp_wanted(__u32 reason)
+{
+	return cfg_stamp_port && reason == REASON(pass_not_icmp);
+}
+
+#endif /* XDPONG_BPF_STAMP_H */

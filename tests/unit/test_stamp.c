@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of STAMP reflection (--stamp): hand-built STAMP test packets
+ * through the real program with bpf_prog_test_run_opts, one run each,
+ * asserting the verdict, the one reason counter that moved and, for a
+ * reflected packet, every byte of the reply against a reference
+ * reflector written here from RFC 8762 4.3.1 and RFC 8972 3 (it shares
+ * nothing with bpf/stamp.h): the timestamps it cannot know are taken from
+ * the reply, then held to the clock (T1 <= T2 <= T3 <= T4 on the real
+ * time clock) and the checksums recomputed from scratch (RFC 1071).
+ *
+ * Adding a case is one row of cases[]: the request's deviation from a
+ * valid 44-byte STAMP packet to 192.0.2.1 or 2001:db8::1, port 862, and
+ * the reason. Every STAMP reason must be reached by some row.
+ *
+ * Run as root: build/tests/test_stamp [-v]. Last line: "N passed, N failed".
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/timex.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdpong.h"
+#include "xdpong_names.h"
+#include "xdpong.skel.h"
+#include "../../loader/up/up.h"
+#include "xdpong_fixture.h"
+
+#define PORT 862
+#define BASE 44                /* RFC 8762 4.2.1: the unauthenticated base packet */
+#define NTP_UNIX 2208988800ULL /* RFC 5905: 1900 to 1970, in seconds */
+#define ERREST 0x8a17          /* what .bss tells the program to send: S, scale 10, 23 */
+#define MAX_FRAME 256
+
+static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+static const uint8_t ours4[4] = { 192, 0, 2, 1 }, peer4[4] = { 203, 0, 113, 7 };
+static const uint8_t ours6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+static const uint8_t peer6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, [15] = 7 };
+
+enum csum_kind { CSUM_OK, CSUM_ZERO, CSUM_BAD };
+
+/* A STAMP request, as a deviation from the valid one (zero: as valid). */
+struct req {
+	int family;
+	int stamp_len;    /* 0: BASE */
+	int ulen_delta;   /* added to the UDP length field only */
+	int ip_len_delta; /* added to the IPv4 total / IPv6 payload length only */
+	uint16_t dport;   /* 0: PORT */
+	enum csum_kind csum;
+	uint16_t frag;      /* IPv4 flags and offset; 0: DF */
+	int ip_csum_delta;  /* IPv4 header checksum */
+	const uint8_t *src; /* NULL: the peer */
+	const uint8_t *dst; /* NULL: ours */
+	uint8_t ttl;        /* 0: 57 */
+	uint16_t ssid;
+};
+
+struct stamp_case {
+	const char *name;
+	struct req r;
+	enum xdpong_reason reason;
+};
+
+#define V4(...)                          \
+	{                                \
+		.family = 4, __VA_ARGS__ \
+	}
+#define V6(...)                          \
+	{                                \
+		.family = 6, __VA_ARGS__ \
+	}
+#define ADDR(...) ((const uint8_t[]){ __VA_ARGS__ })
+
+static const struct stamp_case cases[] = {
+	{ "v4 base packet", V4(), REASON(reply_stamp4) },
+	{ "v6 base packet", V6(), REASON(reply_stamp6) },
+	{ "v4 SSID kept, TTL 1 at byte 40", V4(.ssid = 0xbeef, .ttl = 1), REASON(reply_stamp4) },
+	{ "v6 SSID kept, hop limit 255 at byte 40", V6(.ssid = 0x0001, .ttl = 255),
+	  REASON(reply_stamp6) },
+	{ "v4 no UDP checksum: none in the reply", V4(.csum = CSUM_ZERO), REASON(reply_stamp4) },
+	{ "v4 another port", V4(.dport = 863), REASON(pass_not_icmp) },
+	{ "v6 another port", V6(.dport = 7), REASON(pass_not_icmp) },
+	{ "v4 bad UDP checksum", V4(.csum = CSUM_BAD), REASON(drop_bad_udp_csum) },
+	{ "v6 bad UDP checksum", V6(.csum = CSUM_BAD), REASON(drop_bad_udp_csum) },
+	{ "v6 zero UDP checksum", V6(.csum = CSUM_ZERO), REASON(pass_udp6_no_csum) },
+	{ "v4 40 bytes of STAMP", V4(.stamp_len = 40), REASON(pass_stamp_short) },
+	{ "v6 1 byte of STAMP", V6(.stamp_len = 1), REASON(pass_stamp_short) },
+	{ "v4 48 bytes: a TLV", V4(.stamp_len = 48), REASON(pass_stamp_tlv) },
+	{ "v6 52 bytes: TLVs", V6(.stamp_len = 52), REASON(pass_stamp_tlv) },
+	{ "v4 UDP length below the IP payload", V4(.ulen_delta = -4), REASON(pass_udp_len) },
+	{ "v6 UDP length below the IP payload", V6(.ulen_delta = -2), REASON(pass_udp_len) },
+	{ "v4 UDP length beyond the IP payload", V4(.ulen_delta = 4), REASON(drop_bad_length) },
+	{ "v4 UDP length 7", V4(.ulen_delta = -45), REASON(drop_bad_length) },
+	{ "v4 IP payload shorter than a UDP header", V4(.ip_len_delta = -46),
+	  REASON(drop_bad_length) },
+	{ "v4 fragment", V4(.frag = 0x2000), REASON(pass_fragment) },
+	{ "v4 bad IP header checksum", V4(.ip_csum_delta = 1), REASON(drop_bad_ip_csum) },
+	{ "v4 loopback source", V4(.src = ADDR(127, 0, 0, 1)), REASON(drop_martian_src) },
+	{ "v4 own source", V4(.src = ADDR(192, 0, 2, 1)), REASON(drop_martian_src) },
+	{ "v4 not our address", V4(.dst = ADDR(192, 0, 2, 99)), REASON(pass_dst_not_local) },
+	{ "v4 subnet broadcast", V4(.dst = ADDR(198, 51, 100, 255)), REASON(pass_dst_group) },
+	{ "v4 operator prefix", V4(.dst = ADDR(198, 51, 100, 77)), REASON(reply_stamp4) },
+	{ "v6 multicast destination", V6(.dst = ADDR(0xff, 0x02, [15] = 1)),
+	  REASON(pass_dst_group) },
+	{ "v6 loopback source", V6(.src = ADDR([15] = 1)), REASON(drop_martian_src) },
+	{ "v6 not our address", V6(.dst = ADDR(0x20, 0x01, 0x0d, 0xb9, [15] = 1)),
+	  REASON(pass_dst_not_local) },
+};
+
+static bool say_all; /* -v */
+static unsigned int n_passed, n_failed;
+static struct xf_instance inst;
+static bool failed_now;
+
+static void fail(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failed_now = true;
+}
+
+/* RFC 1071: the one's complement sum of len bytes, folded, not complemented. */
+static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
+{
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The IPv4 header checksum (RFC 791) over 20 bytes at ip, written. */
+static void ip4_csum_set(uint8_t *ip)
+{
+	put16(ip + 10, 0);
+	put16(ip + 10, (uint16_t)~sum16(ip, 20, 0));
+}
+
+/* The UDP checksum (RFC 768; RFC 8200 8.1 for IPv6) of the datagram at
+ * udp, from the addresses at addrs (2 x alen bytes), written; 0 sent as
+ * 0xffff. */
+static void udp_csum_set(uint8_t *udp, const uint8_t *addrs, size_t alen)
+{
+	uint16_t len = get16(udp + 4);
+	uint32_t s = sum16(addrs, 2 * alen, 17 + len);
+	uint16_t c;
+
+	put16(udp + 6, 0);
+	c = (uint16_t)~sum16(udp, len, s);
+	put16(udp + 6, c ? c : 0xffff);
+}
+
+/* The frame r describes; its length. T1 in the Timestamp field. */
+static size_t build(const struct req *r, uint8_t *f)
+{
+	size_t l3 = 14, iph = r->family == 4 ? 20 : 40, alen = r->family == 4 ? 4 : 16;
+	int slen = r->stamp_len ? r->stamp_len : BASE;
+	uint8_t *ip = f + l3, *udp = ip + iph, *s = udp + 8, *addrs = ip + (alen == 4 ? 12 : 8);
+	struct timespec now;
+
+	memset(f, 0, MAX_FRAME);
+	memcpy(f, xf_our_mac, 6);
+	memcpy(f + 6, peer_mac, 6);
+	put16(f + 12, r->family == 4 ? 0x0800 : 0x86dd);
+	/* RFC 8762 4.2.1, RFC 8972 3: seq, T1, error estimate, SSID, MBZ. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	s[0] = 0x12, s[1] = 0x34, s[2] = 0x56, s[3] = 0x78;
+	for (int i = 0; i < 4 && slen >= 12; i++) {
+		s[4 + i] = (uint8_t)((now.tv_sec + NTP_UNIX) >> (24 - 8 * i));
+		s[8 + i] = (uint8_t)((((uint64_t)now.tv_nsec << 32) / 1000000000) >> (24 - 8 * i));
+	}
+	if (slen >= 16) {
+		put16(s + 12, 0x0102);
+		put16(s + 14, r->ssid);
+	}
+	put16(udp, 50000);
+	put16(udp + 2, r->dport ? r->dport : PORT);
+	put16(udp + 4, (uint16_t)(8 + slen));
+	if (r->family == 4) {
+		ip[0] = 0x45;
+		put16(ip + 2, (uint16_t)(iph + 8 + slen + r->ip_len_delta));
+		put16(ip + 4, 0x1c46);
+		put16(ip + 6, r->frag ? r->frag : 0x4000);
+		ip[9] = 17;
+		memcpy(ip + 12, r->src ? r->src : peer4, 4);
+		memcpy(ip + 16, r->dst ? r->dst : ours4, 4);
+	} else {
+		ip[0] = 0x60;
+		put16(ip + 4, (uint16_t)(8 + slen + r->ip_len_delta));
+		ip[6] = 17;
+		memcpy(ip + 8, r->src ? r->src : peer6, 16);
+		memcpy(ip + 24, r->dst ? r->dst : ours6, 16);
+	}
+	ip[r->family == 4 ? 8 : 7] = r->ttl ? r->ttl : 57;
+	udp_csum_set(udp, addrs, alen);
+	if (r->csum == CSUM_ZERO)
+		put16(udp + 6, 0);
+	if (r->csum == CSUM_BAD)
+		put16(udp + 6, get16(udp + 6) == 0xfffe ? 1 : get16(udp + 6) + 1);
+	put16(udp + 4, (uint16_t)(8 + slen + r->ulen_delta));
+	if (r->family == 4) {
+		ip4_csum_set(ip);
+		put16(ip + 10, (uint16_t)(get16(ip + 10) + r->ip_csum_delta));
+	}
+	return l3 + iph + 8 + slen;
+}
+
+/* Unix time in ns of an NTP 64-bit timestamp (era 0, RFC 5905 6). */
+static int64_t ntp_ns(uint64_t ts)
+{
+	return (int64_t)((ts >> 32) - NTP_UNIX) * 1000000000 +
+	       (int64_t)(((ts & 0xffffffff) * 1000000000) >> 32);
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/*
+ * The reference Session-Reflector, stateless and unauthenticated: the
+ * reply to the frame req (len bytes) as RFC 8762 4.3.1 and RFC 8972 3 lay
+ * it out, into want, with T2 and T3 (which only the reflector knows) taken
+ * from got. Addresses and ports swapped, TTL 64 (xdpong's), checksums
+ * recomputed; a request without a UDP checksum (IPv4) gets none.
+ */
+static void reference_reply(const uint8_t *req, size_t len, const uint8_t *got, uint8_t *want)
+{
+	bool v4 = get16(req + 12) == 0x0800;
+	size_t iph = v4 ? 20 : 40, alen = v4 ? 4 : 16;
+	const uint8_t *rip = req + 14, *rs = rip + iph + 8;
+	uint8_t *ip = want + 14, *udp = ip + iph, *s = udp + 8;
+	uint8_t *addrs = ip + (v4 ? 12 : 8);
+
+	memcpy(want, req, len);
+	memcpy(want, req + 6, 6);
+	memcpy(want + 6, req, 6);
+	memcpy(addrs, rip + (v4 ? 12 : 8) + alen, alen);
+	memcpy(addrs + alen, rip + (v4 ? 12 : 8), alen);
+	ip[v4 ? 8 : 7] = 64;
+	memcpy(udp, rip + iph + 2, 2);
+	memcpy(udp + 2, rip + iph, 2);
+	memcpy(s, rs, 4);                         /* Sequence Number: the sender's (stateless) */
+	memcpy(s + 4, got + (s + 4 - want), 8);   /* T3 */
+	put16(s + 12, ERREST);                    /* the reflector's Error Estimate */
+	memcpy(s + 14, rs + 14, 2);               /* SSID */
+	memcpy(s + 16, got + (s + 16 - want), 8); /* T2 */
+	memcpy(s + 24, rs, 4);                    /* Session-Sender Sequence Number */
+	memcpy(s + 28, rs + 4, 8);                /* Session-Sender Timestamp */
+	memcpy(s + 36, rs + 12, 2);               /* Session-Sender Error Estimate */
+	memset(s + 38, 0, 2);
+	s[40] = rip[v4 ? 8 : 7]; /* Ses-Sender TTL: as received */
+	memset(s + 41, 0, 3);
+	if (v4)
+		ip4_csum_set(ip);
+	if (get16(rip + iph + 6) || !v4)
+		udp_csum_set(udp, addrs, alen);
+}
+
+/* T1 (the request's) <= T2 <= T3 <= T4 (now) on the real time clock, to
+ * the tolerance of the offset the test measured; T3 - T2 under 1 ms. */
+static void check_times(const char *name, const uint8_t *req, const uint8_t *got, int64_t t4)
+{
+	bool v4 = get16(req + 12) == 0x0800;
+	const uint8_t *s = got + 14 + (v4 ? 20 : 40) + 8;
+	int64_t t1 = ntp_ns(get64(req + (s - got) + 4)), t2 = ntp_ns(get64(s + 16));
+	int64_t t3 = ntp_ns(get64(s + 4)), slack = 1000000;
+
+	if (!(t1 - slack <= t2 && t2 <= t3 && t3 <= t4 + slack))
+		fail(name, "T1 %lld T2 %lld T3 %lld T4 %lld: not in order", (long long)t1,
+		     (long long)t2, (long long)t3, (long long)t4);
+	if (t3 - t2 >= 1000000)
+		fail(name, "T3 - T2 = %lld ns", (long long)(t3 - t2));
+}
+
+static int read_counters(__u64 out[XDPONG_R_MAX])
+{
+	return xf_read_counters(inst.stats_fd, xf_ncpus, out);
+}
+
+static void dump(const char *what, const uint8_t *p, size_t len)
+{
+	printf("  %s:", what);
+	for (size_t i = 0; i < len; i++)
+		printf("%s%02x", i % 16 ? " " : "\n    ", p[i]);
+	printf("\n");
+}
+
+/* One case: the verdict, the one counter that moved, the bytes out. */
+static void run_case(const struct stamp_case *c)
+{
+	uint8_t in[MAX_FRAME], out[MAX_FRAME], want[MAX_FRAME];
+	__u64 before[XDPONG_R_MAX], after[XDPONG_R_MAX];
+	size_t len = build(&c->r, in);
+	bool reply = c->reason == REASON(reply_stamp4) || c->reason == REASON(reply_stamp6);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = (__u32)len,
+		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+	int err;
+
+	failed_now = false;
+	if (read_counters(before))
+		return fail(c->name, "cannot read the counters");
+	err = bpf_prog_test_run_opts(inst.prog_fd, &opts);
+	if (err || read_counters(after))
+		return fail(c->name, "test run: %s", strerror(errno));
+	if (opts.retval != (reply                              ? XDP_TX :
+			    c->reason < XDPONG_R_FIRST_DROPPED ? XDP_PASS :
+								 XDP_DROP))
+		fail(c->name, "verdict %s", xf_action_name(opts.retval));
+	for (int r = 0; r < XDPONG_R_MAX; r++)
+		if (after[r] - before[r] != (r == (int)c->reason))
+			fail(c->name, "%s moved by %llu", reason_names[r],
+			     (unsigned long long)(after[r] - before[r]));
+	if (opts.data_size_out != len)
+		fail(c->name, "%u bytes out, %zu in", opts.data_size_out, len);
+	if (reply) {
+		reference_reply(in, len, out, want);
+		check_times(c->name, in, out, realtime_ns());
+	} else {
+		memcpy(want, in, len);
+	}
+	if (!failed_now && memcmp(out, want, len)) {
+		fail(c->name, "the bytes out differ from the reference");
+		dump("got", out, len);
+		dump("want", want, len);
+	}
+	if (failed_now) {
+		n_failed++;
+		return;
+	}
+	n_passed++;
+	if (say_all)
+		printf("ok   %s\n", c->name);
+}
+
+/* Every STAMP reason (and reply_*) reached by some case. */
+static void check_covered(const __u64 start[XDPONG_R_MAX])
+{
+	static const enum xdpong_reason stamp_reasons[] = {
+		REASON(reply_stamp4),      REASON(reply_stamp6), REASON(pass_stamp_short),
+		REASON(pass_stamp_tlv),    REASON(pass_udp_len), REASON(pass_udp6_no_csum),
+		REASON(drop_bad_udp_csum),
+	};
+	__u64 now[XDPONG_R_MAX];
+
+	failed_now = false;
+	if (read_counters(now))
+		fail("every STAMP reason", "cannot read the counters");
+	for (size_t i = 0; i < ARRAY_SIZE(stamp_reasons) && !failed_now; i++)
+		if (now[stamp_reasons[i]] == start[stamp_reasons[i]])
+			fail("every STAMP reason", "no case gives %s",
+			     reason_names[stamp_reasons[i]]);
+	failed_now ? n_failed++ : n_passed++;
+}
+
+/* The program with STAMP on, on clock, offset to UTC as the test measures it. */
+static int setup(enum xdpong_stamp_clock clock)
+{
+	struct timespec m0, r, m1;
+	struct timex tx = { 0 };
+	int err;
+
+	err = xf_open(&inst, PKT_FRAMING_ETH, true, 0);
+	if (err)
+		return err;
+	inst.skel->rodata->cfg_stamp_port = PORT;
+	inst.skel->rodata->cfg_stamp_clock = clock;
+	err = xdpong_bpf__load(inst.skel);
+	if (!err)
+		err = xf_fill(&inst);
+	if (!err)
+		err = xf_fill_own(&inst);
+	if (err)
+		return err;
+	if (clock == XDPONG_STAMP_CLOCK_TAI) {
+		if (adjtimex(&tx) < 0)
+			return -errno;
+		inst.skel->bss->stamp_clock_off_ns = -(int64_t)tx.tai * 1000000000;
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &m0);
+		clock_gettime(CLOCK_REALTIME, &r);
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		inst.skel->bss->stamp_clock_off_ns =
+			((int64_t)r.tv_sec - m0.tv_sec) * 1000000000 + r.tv_nsec - m0.tv_nsec -
+			(((int64_t)m1.tv_sec - m0.tv_sec) * 1000000000 + m1.tv_nsec - m0.tv_nsec) /
+				2;
+	}
+	inst.skel->bss->stamp_errest = ERREST;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const enum xdpong_stamp_clock clocks[] = { XDPONG_STAMP_CLOCK_MONO,
+							  XDPONG_STAMP_CLOCK_TAI };
+	__u64 start[XDPONG_R_MAX];
+
+	say_all = argc > 1 && !strcmp(argv[1], "-v");
+	libbpf_set_print(xf_libbpf_warnings);
+	if (xf_init())
+		return 1;
+	for (size_t k = 0; k < ARRAY_SIZE(clocks); k++) {
+		int err;
+
+		if (clocks[k] == XDPONG_STAMP_CLOCK_TAI && !feature_have(FEAT_TAI)) {
+			printf("skipped the TAI clock: %s\n", feature_why(FEAT_TAI));
+			continue;
+		}
+		err = setup(clocks[k]);
+		if (err || read_counters(start)) {
+			printf("FAIL load with clock %d: %s\n", clocks[k], strerror(-err));
+			n_failed++;
+		} else {
+			for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+				run_case(&cases[i]);
+			check_covered(start);
+		}
+		xdpong_bpf__destroy(inst.skel);
+		inst.skel = NULL;
+	}
+	printf("%u passed, %u failed\n", n_passed, n_failed);
+	return n_failed ? 1 : 0;
+}
