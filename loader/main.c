@@ -47,7 +47,7 @@ static void options_dump(FILE *f)
 		[ARG_NONE] = "none",     [ARG_COUNT] = "none",      [ARG_HELP] = "none",
 		[ARG_MODE] = "mode",     [ARG_PREFIX] = "prefix",   [ARG_UINT] = "uint",
 		[ARG_RATE] = "rate",     [ARG_SECONDS] = "seconds", [ARG_PATH] = "path",
-		[ARG_LISTEN] = "listen",
+		[ARG_LISTEN] = "listen", [ARG_OPTPORT] = "port?",
 	};
 	static const char *const scopes[] = {
 		[CFG_NONE] = "cli",

@@ -240,6 +240,43 @@ static void room_text(const struct attachment *a)
 		       r.used[0], r.max[0], r.used[1], r.max[1]);
 }
 
+/* STAMP: its port and clock as loaded, the clock's state as the kernel
+ * says it now, and the Error Estimate the replies carry (.bss). NULL
+ * (JSON null) when STAMP is off. */
+static struct json_object *stamp_json(const struct xdpong_bpf__rodata *ro,
+				      const struct xdpong_bpf__bss *bss)
+{
+	struct json_object *o;
+	struct stamp_clock c;
+
+	if (!ro->cfg_stamp_port)
+		return NULL;
+	o = json_object_new_object();
+	add(o, "port", json_object_new_int(ro->cfg_stamp_port));
+	add(o, "clock", json_object_new_string(stamp_clock_name(ro->cfg_stamp_clock)));
+	if (!stamp_clock_read(ro->cfg_stamp_clock, &c)) {
+		add(o, "synchronised", json_object_new_boolean(c.synced));
+		add(o, "clock_error_us", json_object_new_int64(c.error_us));
+	}
+	add(o, "error_estimate", json_object_new_int(bss->stamp_errest));
+	return o;
+}
+
+static void stamp_text(const struct xdpong_bpf__rodata *ro, const struct xdpong_bpf__bss *bss)
+{
+	struct stamp_clock c;
+	unsigned int e = bss->stamp_errest;
+
+	if (!ro->cfg_stamp_port)
+		return;
+	printf("  stamp:   UDP port %u, clock %s", ro->cfg_stamp_port,
+	       stamp_clock_name(ro->cfg_stamp_clock));
+	if (!stamp_clock_read(ro->cfg_stamp_clock, &c))
+		printf(", %s (%s error %lld us)", c.synced ? "synchronised" : "NOT synchronised",
+		       c.synced ? "estimated" : "maximum", c.error_us);
+	printf("; replies say S %u, scale %u, multiplier %u\n", e >> 15, (e >> 8) & 0x3f, e & 0xff);
+}
+
 static struct json_object *status_json(const struct attachment *a,
 				       const struct xdpong_bpf__rodata *ro,
 				       const struct xdpong_bpf__bss *bss, bool pinned,
@@ -266,6 +303,7 @@ static struct json_object *status_json(const struct attachment *a,
 	add(o, "mac_current", json_object_new_boolean(!ro->cfg_check_mac || mac_current(a, bss)));
 	add(o, "pin_dir", pinned ? json_object_new_string(dir) : NULL);
 	add(o, "tx_failures", tx_json(tx));
+	add(o, "stamp", stamp_json(ro, bss));
 	for (int m = 0; m < MAP_COUNT; m++)
 		if (a->map_fd[m] >= 0) /* the carry maps are newer than some builds */
 			add(maps, map_defs[m].pin_name, json_object_new_uint64(a->map_id[m]));
@@ -320,6 +358,7 @@ static void status_text(const struct attachment *a, const struct xdpong_bpf__rod
 		printf("  limit:   %llu replies/s in all, burst %llu\n",
 		       1000000000ULL / ro->cfg_global_cost_ns,
 		       ro->cfg_global_tolerance_ns / ro->cfg_global_cost_ns + 1);
+	stamp_text(ro, bss);
 	room_text(a);
 	printf("  answering for:\n");
 	addr_print_text(stdout, a);

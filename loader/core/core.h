@@ -112,6 +112,8 @@ enum opt_arg {
 	ARG_SECONDS, /* decimal seconds, fractions allowed, in [0.01, 86400]: a double */
 	ARG_PATH,    /* a non-empty path: a const char * into the text */
 	ARG_LISTEN,  /* ADDR:PORT, [IPV6]:PORT, a local TCP address: the same */
+	ARG_OPTPORT, /* [=PORT]: a port, 1 to 65535, or the row's dflt without
+		      * one (in a config file: yes); an unsigned long long */
 };
 
 /* Where a config file may set an option. */
@@ -143,6 +145,7 @@ struct opt_def {
 	size_t off, size;            /* the value in struct opts (size 0: none) */
 	size_t off2, size2;          /* the second value: ARG_RATE, ARG_PREFIX */
 	unsigned long long min, max; /* ARG_UINT */
+	unsigned long long dflt;     /* ARG_OPTPORT: the value without one */
 	enum opt_group group;
 	const char *help; /* one or more lines, no trailing newline */
 };
@@ -189,6 +192,7 @@ struct opts {
 	unsigned long long max_prefixes; /* per family: the address maps' size */
 	unsigned long long rate_pps, rate_burst;
 	unsigned long long global_pps, global_burst;
+	unsigned long long stamp_port; /* --stamp: STAMP's UDP port; 0: off */
 	double interval;
 	bool json;
 	const char *metrics_file;
@@ -290,6 +294,30 @@ bool feature_have(enum feature f);
 const char *feature_why(enum feature f);
 /* The running kernel's release, for messages ("5.10.0-46-amd64"). */
 const char *kernel_release(void);
+
+/* ---- clock.c: the clock STAMP's timestamps come from ----
+ * The program reads CLOCK_TAI where the kernel has the helper (FEAT_TAI),
+ * else CLOCK_MONOTONIC, and adds an offset the loader writes to make it
+ * UTC (bpf/state.h, stamp_clock_off_ns); the Error Estimate it sends
+ * says what the kernel's clock discipline (adjtimex) says of the clock.
+ */
+struct stamp_clock {
+	enum xdpong_stamp_clock source;
+	long long off_ns;    /* the source's reading + off_ns = UTC, ns */
+	unsigned int errest; /* RFC 4656 4.1.2, host order: S Z scale multiplier */
+	bool synced;         /* the kernel's clock is synchronised (not STA_UNSYNC) */
+	long long error_us;  /* its estimated error (synced) or maximum error */
+};
+/* The clock this kernel gives the program: TAI where it can. */
+enum xdpong_stamp_clock stamp_clock_source(void);
+/* "tai", "monotonic+offset": status's word for a source. */
+const char *stamp_clock_name(enum xdpong_stamp_clock source);
+/* Read the offset and the error for source now. 0 or -errno. */
+int stamp_clock_read(enum xdpong_stamp_clock source, struct stamp_clock *c);
+/* RFC 4656 4.1.2's Error Estimate for an error of error_us: S set when
+ * synced, Z 0 (NTP format), the least scale whose multiplier (never 0)
+ * covers it. */
+unsigned int stamp_errest(bool synced, long long error_us);
 
 /* ---- netlink.c: what the kernel says about interfaces ---- */
 struct link_info {
@@ -529,11 +557,13 @@ void bss_close(struct bss_access *b);
  * X(name, bytes), the name as the program declares it (bss.c checks each
  * against this build's struct xdpong_bpf__bss, name and width).
  */
-#define XDPONG_BSS_FIELDS(X) \
-	X(trace_enabled, 4)  \
-	X(trace_lost, 8)     \
-	X(if_mac, 8)         \
-	X(self_ids, 8)
+#define XDPONG_BSS_FIELDS(X)     \
+	X(trace_enabled, 4)      \
+	X(trace_lost, 8)         \
+	X(if_mac, 8)             \
+	X(self_ids, 8)           \
+	X(stamp_clock_off_ns, 8) \
+	X(stamp_errest, 4)
 enum bss_field {
 #define X(name, bytes) BSS_##name,
 	XDPONG_BSS_FIELDS(X)

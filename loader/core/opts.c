@@ -57,6 +57,10 @@ const struct opt_def opt_table[] = {
 	  .config = CFG_ANY, OPT_FIELD(global_pps), OPT_FIELD2(global_burst),
 	  .help = "at most PPS replies/s in all (never more; under\n"
 		  "contention a few fewer: see xdpong(8))" },
+	{ .name = "stamp", .arg = ARG_OPTPORT, .metavar = "[=PORT]", .cmds = ATTACH_RUN,
+	  .config = CFG_ANY, OPT_FIELD(stamp_port), .dflt = XDPONG_STAMP_PORT,
+	  .help = "also reflect STAMP test packets (RFC 8762) to UDP\n"
+		  "port PORT (default 862)" },
 	{ .name = "interval", .short_name = 'i', .arg = ARG_SECONDS, .metavar = "SECS",
 	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(interval),
 	  .help = "print per-second rates every SECS seconds" },
@@ -302,6 +306,15 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *err
 		else
 			*VALUE(o, d, const char *) = text;
 		break;
+	case ARG_OPTPORT:
+		/* --stamp alone, or yes in a config file: the default. */
+		if (!text || !strcmp(text, "yes") || !strcmp(text, "true"))
+			u = d->dflt;
+		else if (parse_u64(text, 1, 65535, &u))
+			why = "expected a port, 1 to 65535 (or none: the default)";
+		if (!why)
+			*VALUE(o, d, unsigned long long) = u;
+		break;
 	case ARG_LISTEN:
 		if (listen_parse(text, NULL))
 			why = "expected ADDR:PORT, an IP address of this host and a port 1 to "
@@ -359,7 +372,8 @@ static void getopt_tables(const struct cmd_def *cmd, struct option *longopts, ch
 			.name = d->name,
 			.has_arg = d->arg == ARG_NONE || d->arg == ARG_COUNT || d->arg == ARG_HELP ?
 					   no_argument :
-					   required_argument,
+				   d->arg == ARG_OPTPORT ? optional_argument :
+							   required_argument,
 			.val = 256 + i,
 		};
 		if (d->short_name) {
@@ -440,7 +454,7 @@ int opts_parse(const struct cmd_def *cmd, int argc, char **argv, struct opts *o)
 			return OPTS_HELP;
 		}
 		if (opt_set(d, optarg, o, errbuf, sizeof(errbuf))) {
-			log_error("invalid --%s '%s': %s", d->name, optarg, errbuf);
+			log_error("invalid --%s '%s': %s", d->name, optarg ? optarg : "", errbuf);
 			return OPTS_USAGE;
 		}
 	}

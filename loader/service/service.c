@@ -298,7 +298,8 @@ static bool same_program(const struct opts *a, const struct opts *b)
 	return a->mode == b->mode && a->priority == b->priority &&
 	       a->latency_sample == b->latency_sample && a->rate_pps == b->rate_pps &&
 	       a->rate_burst == b->rate_burst && a->global_pps == b->global_pps &&
-	       a->global_burst == b->global_burst && a->max_prefixes == b->max_prefixes;
+	       a->global_burst == b->global_burst && a->max_prefixes == b->max_prefixes &&
+	       a->stamp_port == b->stamp_port;
 }
 
 /* The same settings for one interface (the service-wide ones aside). */

@@ -221,6 +221,11 @@ static int up_open(struct bringup *b)
 	xdpong_skel_set_txwatch(lv->loaded->skel);
 	limits_configure(lv->loaded->skel->rodata, o->rate_pps, o->rate_burst, o->global_pps,
 			 o->global_burst, libbpf_num_possible_cpus());
+	/* STAMP (0: off, and the verifier drops its path), on the best
+	 * clock the kernel gives a program. */
+	lv->loaded->skel->rodata->cfg_stamp_port = o->stamp_port;
+	if (o->stamp_port)
+		lv->loaded->skel->rodata->cfg_stamp_clock = stamp_clock_source();
 	if (up_size(b))
 		return -1;
 	if (b->share) {
@@ -230,6 +235,21 @@ static int up_open(struct bringup *b)
 			return log_error("%s: cannot prepare xdpong for libxdp's dispatcher: %s",
 					 li->name, strerror(-e));
 	}
+	return 0;
+}
+
+/* STAMP's clock into the loaded program's .bss: its offset to UTC and
+ * the Error Estimate its replies carry. 0 or -1 (said). */
+static int stamp_clock_write(struct xdpong_bpf *skel, const char *ifname)
+{
+	struct stamp_clock c;
+	int e = stamp_clock_read(skel->rodata->cfg_stamp_clock, &c);
+
+	if (e)
+		return log_error("%s: cannot read the clock for STAMP's timestamps: %s", ifname,
+				 strerror(-e));
+	skel->bss->stamp_clock_off_ns = c.off_ns;
+	skel->bss->stamp_errest = c.errest;
 	return 0;
 }
 
@@ -275,6 +295,9 @@ static int up_load(struct bringup *b)
 	/* The MAC, live in .bss (a reused .bss holds the old one). */
 	if (li->type == ARPHRD_ETHER && li->has_mac)
 		memcpy((void *)&lv->loaded->skel->bss->if_mac, li->mac, 6);
+	/* STAMP's clock, live in .bss likewise: never a stale offset. */
+	if (b->o->stamp_port && stamp_clock_write(lv->loaded->skel, li->name))
+		return -1;
 	return b->have_old ? takeover_migrate(&b->old, lv, &b->tk) : 0;
 }
 

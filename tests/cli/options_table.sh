@@ -42,6 +42,7 @@ sample()
 	seconds) echo 0.5 ;;
 	path) echo /tmp/xdpt-nonexistent-dir/metrics.prom ;;
 	listen) echo 127.0.0.1:29999 ;; # parsed, maybe bound: either way not a usage error
+	port\?) echo 4862 ;;                 # joined by "=": an optional value
 	*) xdpt_fail "no sample for argument type '$1'" ;;
 	esac
 }
@@ -65,6 +66,14 @@ while IFS=$'\t' read -r cmd long short type _; do
 	for spelling in "$long" "$short"; do
 		[ "$spelling" = - ] && continue
 		args=("$cmd" $(positionals "$cmd") "$spelling" "${value[@]}")
+		# An optional value follows "=", and the option alone is valid too.
+		if [ "$type" = "port?" ]; then
+			args=("$cmd" $(positionals "$cmd") "$spelling=${value[0]}")
+			"$XDPONG" "$cmd" $(positionals "$cmd") "$spelling" >/dev/null \
+				2>"$XDPT_TMP/err" </dev/null
+			[ "$?" != 2 ] ||
+				xdpt_fail "'xdpong $cmd $spelling' exited 2: $(cat "$XDPT_TMP/err")"
+		fi
 		# --config replaces IFACE
 		[ "$cmd $long" = "run --config" ] && args=(run "$spelling" "${value[@]}")
 		# run --json needs --interval; trace --off takes no --json

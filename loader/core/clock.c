@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * STAMP's clock (core.h): which one the program reads, the offset that
+ * makes it UTC, and the Error Estimate (RFC 4656 4.1.2, which RFC 8762
+ * 4.2.1 uses) that the kernel's clock discipline justifies.
+ */
+#include <errno.h>
+#include <time.h>
+#include <sys/timex.h>
+#include "core.h"
+
+#define NS 1000000000LL
+
+enum xdpong_stamp_clock stamp_clock_source(void)
+{
+	return feature_have(FEAT_TAI) ? XDPONG_STAMP_CLOCK_TAI : XDPONG_STAMP_CLOCK_MONO;
+}
+
+const char *stamp_clock_name(enum xdpong_stamp_clock source)
+{
+	return source == XDPONG_STAMP_CLOCK_TAI ? "tai" : "monotonic+offset";
+}
+
+static long long ns_of(const struct timespec *t)
+{
+	return t->tv_sec * NS + t->tv_nsec;
+}
+
+/*
+ * The real time clock's lead over the monotonic one: read between two
+ * monotonic readings and set against their midpoint, so that the offset
+ * is off by at most half the time the three reads took.
+ */
+static int mono_offset(long long *off)
+{
+	struct timespec m0, r, m1;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &m0) || clock_gettime(CLOCK_REALTIME, &r) ||
+	    clock_gettime(CLOCK_MONOTONIC, &m1))
+		return -errno;
+	*off = ns_of(&r) - (ns_of(&m0) + (ns_of(&m1) - ns_of(&m0)) / 2);
+	return 0;
+}
+
+unsigned int stamp_errest(bool synced, long long error_us)
+{
+	/* The error in units of 2^-32 s, rounded up: error * 2^32 / 1e6. */
+	unsigned long long units, scale = 0;
+
+	if (error_us < 1)
+		error_us = 1;
+	if (error_us > 1000000LL * 3600)
+		error_us = 1000000LL * 3600;
+	units = ((unsigned long long)error_us * 4294967296ULL + 999999) / 1000000;
+	while (units > 255) { /* halved, rounding up: never below the error */
+		units = (units + 1) / 2;
+		scale++;
+	}
+	if (!units)
+		units = 1; /* RFC 4656 4.1.2: the multiplier is never 0 */
+	return (synced ? 0x8000 : 0) | (unsigned int)(scale & 0x3f) << 8 | (unsigned int)units;
+}
+
+int stamp_clock_read(enum xdpong_stamp_clock source, struct stamp_clock *c)
+{
+	struct timex tx = { 0 };
+	int state = adjtimex(&tx);
+
+	if (state < 0)
+		return -errno;
+	c->source = source;
+	/* TIME_ERROR or STA_UNSYNC: the kernel's clock is not disciplined. */
+	c->synced = state != TIME_ERROR && !(tx.status & STA_UNSYNC);
+	c->error_us = c->synced ? tx.esterror : tx.maxerror;
+	c->errest = stamp_errest(c->synced, c->error_us);
+	/* CLOCK_TAI is UTC plus the kernel's TAI offset (0 unless an NTP
+	 * daemon set it: then the two clocks are one). */
+	if (source == XDPONG_STAMP_CLOCK_TAI) {
+		c->off_ns = -(long long)tx.tai * NS;
+		return 0;
+	}
+	return mono_offset(&c->off_ns);
+}
