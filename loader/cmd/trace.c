@@ -36,11 +36,28 @@ struct decoded {
 	int icmp_type, icmp_code; /* -1 unknown */
 	int id, seq;              /* echo only, -1 otherwise */
 	int ip_len;               /* from the IP header, -1 unknown */
+	int sport, dport;         /* UDP only, -1 otherwise */
+	long long stamp_seq;      /* a STAMP packet's Sequence Number, -1 unknown */
 };
 
 static __u16 get16(const __u8 *p)
 {
 	return (__u16)(p[0] << 8 | p[1]);
+}
+
+/* The UDP ports at udp, as the request had them; and for a STAMP reason,
+ * the Sequence Number (RFC 8762 4.2.1, the same in the reply). */
+static void decode_udp(const struct xdpong_trace_event *ev, const __u8 *udp, unsigned int left,
+		       bool replied, struct decoded *d)
+{
+	if (left < 8)
+		return;
+	d->sport = get16(udp + (replied ? 2 : 0));
+	d->dport = get16(udp + (replied ? 0 : 2));
+	if (left >= 12 &&
+	    (ev->reason == XDPONG_R_reply_stamp4 || ev->reason == XDPONG_R_reply_stamp6 ||
+	     ev->reason == XDPONG_R_drop_bad_udp_csum))
+		d->stamp_seq = (long long)get16(udp + 8) << 16 | get16(udp + 10);
 }
 
 static void decode(const struct xdpong_trace_event *ev, struct decoded *d)
@@ -52,6 +69,8 @@ static void decode(const struct xdpong_trace_event *ev, struct decoded *d)
 
 	memset(d, 0, sizeof(*d));
 	d->proto = d->icmp_type = d->icmp_code = d->id = d->seq = d->ip_len = -1;
+	d->sport = d->dport = -1;
+	d->stamp_seq = -1;
 	if (ev->reason == XDPONG_R_pass_not_ip || snap < 1)
 		return;
 	if ((p[0] >> 4) == 4 && snap >= 20) {
@@ -84,6 +103,8 @@ static void decode(const struct xdpong_trace_event *ev, struct decoded *d)
 	}
 	inet_ntop(d->family == 4 ? AF_INET : AF_INET6, src, d->src, sizeof(d->src));
 	inet_ntop(d->family == 4 ? AF_INET : AF_INET6, dst, d->dst, sizeof(d->dst));
+	if (d->proto == 17 && l3 >= 20 && snap > l3)
+		decode_udp(ev, p + l3, snap - l3, replied, d);
 	if (!icmp)
 		return;
 	d->icmp_type = icmp[0];
@@ -170,6 +191,12 @@ static void print_json(const struct trace_ctx *c, const struct xdpong_trace_even
 			ADD("id", json_object_new_int(d->id));
 			ADD("seq", json_object_new_int(d->seq));
 		}
+		if (d->sport >= 0) {
+			ADD("sport", json_object_new_int(d->sport));
+			ADD("dport", json_object_new_int(d->dport));
+		}
+		if (d->stamp_seq >= 0)
+			ADD("seq", json_object_new_int64(d->stamp_seq));
 	}
 	ADD("verdict", json_object_new_string(verdict_of(ev->reason)));
 	if (ev->reason < XDPONG_R_MAX)
@@ -200,8 +227,12 @@ static void print_text(const struct trace_ctx *c, const struct xdpong_trace_even
 	else if (d->icmp_type >= 0)
 		printf(" %s type %d code %d", d->family == 4 ? "ICMP" : "ICMPv6", d->icmp_type,
 		       d->icmp_code);
+	else if (d->sport >= 0)
+		printf(" UDP %d -> %d", d->sport, d->dport);
 	else if (d->proto >= 0)
 		printf(" %s %d", d->family == 4 ? "proto" : "next-header", d->proto);
+	if (d->stamp_seq >= 0)
+		printf(" STAMP seq %lld", d->stamp_seq);
 	if (d->ip_len >= 0)
 		printf(" len %d", d->ip_len);
 	printf(" frame %u %s ", ev->frame_len, verdict_of(ev->reason));
