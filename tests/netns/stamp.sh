@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# STAMP reflection (--stamp), skb and native mode, IPv4 and IPv6, checked
+# field by field by a Session-Sender written from RFC 8762 and RFC 8972
+# (tests/lib/stamp_sender.py, which shares nothing with the program).
+#
+#   ns ping                                 ns resp (nothing listens on UDP)
+#  +-----------------------+  veth pair  +-------------------------------+
+#  | xp<id> 10.99.0.1/24   |-------------| xr<id> 10.99.0.2/24           |
+#  |        fd00:99::1     |             |        fd00:99::2             |
+#  | stamp_sender.py       |             | xdpong --stamp: XDP_TX        |
+#  | xdp_pass (native)     |             |                               |
+#  +-----------------------+             +-------------------------------+
+#
+# No socket listens on the responder, so the kernel's answer to a STAMP
+# packet is ICMP port unreachable: a reflected packet can only be xdpong's
+# (the sender also checks its TTL, 64, and T3 - T2 under 1 ms). What
+# xdpong must not reflect gets the kernel's answer, or none.
+. "$(dirname "$0")/../lib/lib.sh"
+
+SENDER=$XDPT_REPO/tests/lib/stamp_sender.py
+N=3
+
+xdpt_require_all
+xdpt_topo_veth
+xdpt_peer_xdp_pass
+# Every port unreachable the kernel owes is sent (no ICMP rate limit).
+xdpt_sysctl "$NS_RESP" net.ipv4.icmp_ratelimit 0 net.ipv6.icmp.ratelimit 0
+
+# send EXPECT [sender options]: stamp_sender.py to the responder, IPv4 and
+# IPv6, N packets each; every one must go as EXPECT says.
+send()
+{
+	local expect=$1 fam dst
+
+	shift
+	for fam in 4 6; do
+		dst=$RESP4
+		[ "$fam" = 6 ] && dst=$RESP6
+		xdpt_run --ns "$NS_PING" /usr/bin/python3 "$SENDER" "$dst" --family "$fam" \
+			--count "$N" --expect "$expect" "$@"
+		[ "$XDPT_RC" = 0 ] ||
+			xdpt_fail "IPv$fam $* (expect $expect): $XDPT_OUT $XDPT_ERR"
+	done
+}
+
+# assert_moved NAME BEFORE BY: counter NAME of XDPT_STATS is BEFORE + BY.
+assert_moved()
+{
+	local now
+
+	xdpt_get now "$1"
+	xdpt_assert_eq $(($2 + $3)) "$now" "$1 (was $2)"
+}
+
+xdpt_log "--stamp off: the kernel answers (port unreachable)"
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb
+send refused
+xdpt_stats "$NS_RESP" "$IF_RESP"
+xdpt_get r4 reply_stamp4
+xdpt_get r6 reply_stamp6
+xdpt_assert_eq "0 0" "$r4 $r6" "nothing reflected without --stamp"
+xdpt_assert_eq null "$(ip netns exec "$NS_RESP" "$XDPONG" status "$IF_RESP" --json |
+	jq -c '.interfaces[0].stamp')" "status --json: stamp null when off"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+
+for mode in skb native; do
+	xdpt_log "$mode mode, --stamp: every field of every reply"
+	xdpt_attach "$NS_RESP" "$IF_RESP" --mode "$mode" --stamp
+	xdpt_assert_match "attached to $IF_RESP in $mode mode" "$XDPT_OUT" "attach message"
+	send reply
+	xdpt_stats "$NS_RESP" "$IF_RESP"
+	xdpt_get r4 reply_stamp4
+	xdpt_get r6 reply_stamp6
+	xdpt_assert_eq "$N $N" "$r4 $r6" "reply_stamp4 reply_stamp6 ($mode)"
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+done
+
+xdpt_log "status: the port and the clock the kernel gives"
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --stamp
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+st=$XDPT_OUT
+clock=monotonic+offset
+[ "$(jq -r '.kernel.features.tai_clock.available' <<<"$st")" = true ] && clock=tai
+xdpt_assert_eq "862 $clock" "$(jq -r '.interfaces[0].stamp | "\(.port) \(.clock)"' <<<"$st")" \
+	"status --json: stamp port and clock"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
+xdpt_assert_match "stamp: +UDP port 862, clock ${clock//+/\\+}" "$XDPT_OUT" "status: stamp line"
+
+xdpt_log "not reflected: wrong checksum (dropped), short, TLVs (the kernel's)"
+xdpt_stats "$NS_RESP" "$IF_RESP"
+xdpt_get bad0 drop_bad_udp_csum
+xdpt_get short0 pass_stamp_short
+xdpt_get tlv0 pass_stamp_tlv
+xdpt_get rep0 replied
+send none --bad-csum
+send refused --size 40
+send refused --size 48
+xdpt_stats "$NS_RESP" "$IF_RESP"
+assert_moved drop_bad_udp_csum "$bad0" $((2 * N))
+assert_moved pass_stamp_short "$short0" $((2 * N))
+assert_moved pass_stamp_tlv "$tlv0" $((2 * N))
+assert_moved replied "$rep0" 0
+
+xdpt_log "--stamp=PORT over the running program: a takeover, counts kept"
+xdpt_get r4 reply_stamp4
+xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --stamp=4862
+send reply --port 4862
+send refused --port 862
+xdpt_stats "$NS_RESP" "$IF_RESP"
+assert_moved reply_stamp4 "$r4" "$N"
+xdpt_assert_consistent
+xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+xdpt_pass
