@@ -51,6 +51,7 @@
 
 /* What the steps learn of a STAMP test packet, beside struct v4_req. */
 struct stamp_req {
+	__u64 t2; /* T2, UTC ns: read once the datagram is known to be STAMP's */
 	struct udphdr *udp;
 	void *stamp; /* the base packet, XP_STAMP_LEN bytes, in the first buffer */
 	__u8 rx_ttl; /* the TTL or hop limit it came with (byte 40 of the reply) */
@@ -97,6 +98,10 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
 		return REASON(pass_split_headers);
 	if (uh->dest != bpf_htons(cfg_stamp_port))
 		return REASON(pass_not_icmp);
+	/* T2 (RFC 8762 4.3): as early as the datagram is known to be for
+	 * the reflector; not sooner, or every UDP datagram would read the
+	 * clock. */
+	s->t2 = stamp_clock_ns();
 	/* The kernel drops a UDP length past the IP payload or below the
 	 * header (short_packet), and trims the payload to a shorter one. */
 	ulen = bpf_ntohs(uh->len);
@@ -131,12 +136,12 @@ static __always_inline bool stamp_udp_csum_ok(const struct stamp_req *s, __u64 p
  * what the sender had at 16..43 (MBZ) goes; T2, T3, the Error Estimate
  * and the TTL come. T3 is read last, after everything else is written.
  */
-static __always_inline void stamp_reflect(struct stamp_req *s, __u64 t2)
+static __always_inline void stamp_reflect(struct stamp_req *s)
 {
 	void *p = s->stamp;
 	__u64 gone = sum_words(p + XP_STAMP_RX_TS, XP_STAMP_LEN - XP_STAMP_RX_TS);
 	__u32 seq = ld32(p + XP_STAMP_SEQ), ttl_word = 0;
-	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(t2), t3_ntp, came;
+	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(s->t2), t3_ntp, came;
 	__u16 err = ld16(p + XP_STAMP_ERR), my_err, csum;
 	__u32 e = stamp_errest;
 
@@ -174,7 +179,6 @@ static __always_inline void udp_swap_ports(struct udphdr *uh)
 
 static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 {
-	__u64 t2 = stamp_clock_ns(); /* T2: on entry to the path */
 	struct stamp_req s = {};
 	struct v4_req q = {};
 	struct iphdr *ip = f->l3;
@@ -214,13 +218,12 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	s.rx_ttl = ip->ttl;
 	ipv4_turn_around(ip);
 	udp_swap_ports(s.udp);
-	stamp_reflect(&s, t2);
+	stamp_reflect(&s);
 	return REASON(reply_stamp4);
 }
 
 static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 {
-	__u64 t2 = stamp_clock_ns(); /* T2: on entry to the path */
 	struct ipv6hdr *ip6 = f->l3;
 	struct stamp_req s = {};
 	struct v6_req q = {};
@@ -259,7 +262,7 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 	s.rx_ttl = ip6->hop_limit;
 	ipv6_turn_around(ip6);
 	udp_swap_ports(s.udp);
-	stamp_reflect(&s, t2);
+	stamp_reflect(&s);
 	return REASON(reply_stamp6);
 }
 
