@@ -188,7 +188,30 @@ static int load_settings(const struct opts *cli, struct config *c, struct settin
 	return 0;
 }
 
-enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_LISTEN_RETRY, FD_MAX };
+enum { FD_SIG, FD_MON, FD_TIMER, FD_DOG, FD_HTTP, FD_LISTEN_RETRY, FD_CLOCK, FD_MAX };
+
+/*
+ * STAMP's clock is written anew every STAMP_CLOCK_SECS (the kernel's
+ * synchronisation and error move), and at once when the real time clock
+ * is set (a step moves the monotonic clock's offset to UTC): an absolute
+ * real time timerfd that is cancelled on a set says both. -1 if none.
+ */
+#define STAMP_CLOCK_SECS 10
+static int clock_timer_open(void)
+{
+	struct itimerspec its = { .it_interval = { .tv_sec = STAMP_CLOCK_SECS } };
+	int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &its.it_value);
+	its.it_value.tv_sec += STAMP_CLOCK_SECS;
+	if (timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
 
 /* What the poll loop's handlers share. */
 struct loop {
@@ -197,6 +220,7 @@ struct loop {
 	const char *config_path;
 	struct listener *ml;    /* --metrics-listen */
 	int sig, mon, tmr, dog; /* signalfd, netlink monitor, timerfds (-1: none) */
+	int clk;                /* clock_timer_open()'s, with --stamp (-1: none) */
 	bool keep;              /* leave the programs attached at exit */
 	int ret;                /* the exit code, once the loop ends */
 };
@@ -282,6 +306,19 @@ static void on_timer(struct loop *l)
 		service_write_metrics(svc, l->st->global.metrics_file);
 }
 
+/* STAMP's clock: its time came, or the real time clock was set (the
+ * timer, cancelled, is made anew). */
+static void on_clock(struct loop *l)
+{
+	__u64 ticks;
+
+	if (read(l->clk, &ticks, sizeof(ticks)) < 0 && errno == ECANCELED) {
+		close(l->clk);
+		l->clk = clock_timer_open();
+	}
+	service_stamp_clock(l->svc);
+}
+
 /* The descriptors to wait on. */
 static void loop_fds(const struct loop *l, struct pollfd *pfd)
 {
@@ -291,6 +328,7 @@ static void loop_fds(const struct loop *l, struct pollfd *pfd)
 	pfd[FD_DOG] = (struct pollfd){ .fd = l->dog, .events = POLLIN };
 	pfd[FD_HTTP] = (struct pollfd){ .fd = l->ml->h ? http_fd(l->ml->h) : -1, .events = POLLIN };
 	pfd[FD_LISTEN_RETRY] = (struct pollfd){ .fd = l->ml->retry_fd, .events = POLLIN };
+	pfd[FD_CLOCK] = (struct pollfd){ .fd = l->clk, .events = POLLIN };
 }
 
 static int run_loop(struct service *svc, struct settings *st, const char *config_path,
@@ -304,6 +342,7 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 			  .mon = mon,
 			  .tmr = timer_open(st->global.interval),
 			  .dog = -1,
+			  .clk = clock_timer_open(),
 			  .ret = 1 };
 	struct pollfd pfd[FD_MAX];
 	uint64_t dog_usec = 0;
@@ -337,6 +376,8 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 			on_watchdog(&l);
 		if (l.tmr >= 0 && (pfd[FD_TIMER].revents & POLLIN))
 			on_timer(&l);
+		if (l.clk >= 0 && (pfd[FD_CLOCK].revents & POLLIN))
+			on_clock(&l);
 	}
 	/* Counters of a detached program must not look alive to Prometheus;
 	 * a kept one's file is rewritten by the next run. */
@@ -348,6 +389,8 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 		close(l.tmr);
 	if (l.dog >= 0)
 		close(l.dog);
+	if (l.clk >= 0)
+		close(l.clk);
 	return l.ret;
 }
 

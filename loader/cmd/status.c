@@ -254,7 +254,7 @@ static struct json_object *stamp_json(const struct xdpong_bpf__rodata *ro,
 	o = json_object_new_object();
 	add(o, "port", json_object_new_int(ro->cfg_stamp_port));
 	add(o, "clock", json_object_new_string(stamp_clock_name(ro->cfg_stamp_clock)));
-	if (!stamp_clock_read(ro->cfg_stamp_clock, &c)) {
+	if (!stamp_clock_read(ro->cfg_stamp_clock, true, &c)) {
 		add(o, "synchronised", json_object_new_boolean(c.synced));
 		add(o, "clock_error_us", json_object_new_int64(c.error_us));
 	}
@@ -271,7 +271,7 @@ static void stamp_text(const struct xdpong_bpf__rodata *ro, const struct xdpong_
 		return;
 	printf("  stamp:   UDP port %u, clock %s", ro->cfg_stamp_port,
 	       stamp_clock_name(ro->cfg_stamp_clock));
-	if (!stamp_clock_read(ro->cfg_stamp_clock, &c))
+	if (!stamp_clock_read(ro->cfg_stamp_clock, true, &c))
 		printf(", %s (%s error %lld us)", c.synced ? "synchronised" : "NOT synchronised",
 		       c.synced ? "estimated" : "maximum", c.error_us);
 	printf("; replies say S %u, scale %u, multiplier %u\n", e >> 15, (e >> 8) & 0x3f, e & 0xff);

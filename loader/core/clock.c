@@ -61,7 +61,7 @@ unsigned int stamp_errest(bool synced, long long error_us)
 	return (synced ? 0x8000 : 0) | (unsigned int)(scale & 0x3f) << 8 | (unsigned int)units;
 }
 
-int stamp_clock_read(enum xdpong_stamp_clock source, struct stamp_clock *c)
+int stamp_clock_read(enum xdpong_stamp_clock source, bool followed, struct stamp_clock *c)
 {
 	struct timex tx = { 0 };
 	int state = adjtimex(&tx);
@@ -72,7 +72,9 @@ int stamp_clock_read(enum xdpong_stamp_clock source, struct stamp_clock *c)
 	/* TIME_ERROR or STA_UNSYNC: the kernel's clock is not disciplined. */
 	c->synced = state != TIME_ERROR && !(tx.status & STA_UNSYNC);
 	c->error_us = c->synced ? tx.esterror : tx.maxerror;
-	c->errest = stamp_errest(c->synced, c->error_us);
+	c->maxerror_us = tx.maxerror;
+	c->errest = followed ? stamp_errest(c->synced, c->error_us) :
+			       stamp_errest(false, c->maxerror_us);
 	/* CLOCK_TAI is UTC plus the kernel's TAI offset (0 unless an NTP
 	 * daemon set it: then the two clocks are one). */
 	if (source == XDPONG_STAMP_CLOCK_TAI) {

@@ -303,17 +303,23 @@ const char *kernel_release(void);
  */
 struct stamp_clock {
 	enum xdpong_stamp_clock source;
-	long long off_ns;    /* the source's reading + off_ns = UTC, ns */
-	unsigned int errest; /* RFC 4656 4.1.2, host order: S Z scale multiplier */
-	bool synced;         /* the kernel's clock is synchronised (not STA_UNSYNC) */
-	long long error_us;  /* its estimated error (synced) or maximum error */
+	long long off_ns;      /* the source's reading + off_ns = UTC, ns */
+	unsigned int errest;   /* RFC 4656 4.1.2, host order: S Z scale multiplier */
+	bool synced;           /* the kernel's clock is synchronised (not STA_UNSYNC) */
+	long long error_us;    /* its estimated error (synced) or maximum error */
+	long long maxerror_us; /* its maximum error */
 };
 /* The clock this kernel gives the program: TAI where it can. */
 enum xdpong_stamp_clock stamp_clock_source(void);
 /* "tai", "monotonic+offset": status's word for a source. */
 const char *stamp_clock_name(enum xdpong_stamp_clock source);
-/* Read the offset and the error for source now. 0 or -errno. */
-int stamp_clock_read(enum xdpong_stamp_clock source, struct stamp_clock *c);
+/*
+ * Read the offset and the error for source now. 0 or -errno. Where no
+ * one will read it again (followed false: attach, which exits), S is
+ * never set and the error is the maximum error: the program's word must
+ * stay true while nothing keeps it in step.
+ */
+int stamp_clock_read(enum xdpong_stamp_clock source, bool followed, struct stamp_clock *c);
 /* RFC 4656 4.1.2's Error Estimate for an error of error_us: S set when
  * synced, Z 0 (NTP format), the least scale whose multiplier (never 0)
  * covers it. */

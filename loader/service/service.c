@@ -195,6 +195,31 @@ void service_flush(struct service *svc)
 	}
 }
 
+void service_stamp_clock(struct service *svc)
+{
+	for (int i = 0; i < svc->n; i++) {
+		struct served *v = &svc->v[i];
+		struct bss_access bss;
+		struct stamp_clock c;
+		int e;
+
+		if (!v->up || !v->o.stamp_port)
+			continue;
+		e = stamp_clock_read(stamp_clock_source(), true, &c);
+		if (!e)
+			e = bss_open(&bss, v->a.map_fd[MAP_BSS]);
+		if (!e) {
+			e = bss_set(&bss, BSS_stamp_clock_off_ns, (__u64)c.off_ns);
+			if (!e)
+				e = bss_set(&bss, BSS_stamp_errest, c.errest);
+			bss_close(&bss);
+		}
+		if (e)
+			log_error("%s: cannot keep STAMP's clock in step: %s", v->name,
+				  strerror(-e));
+	}
+}
+
 void service_tick(struct service *svc)
 {
 	for (int i = 0; i < svc->n; i++) {

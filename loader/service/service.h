@@ -78,6 +78,10 @@ int served_up(struct served *v);
 void served_down(struct served *v, bool detach);
 /* Make the interface-origin addresses equal the interface's. */
 void served_resync(struct served *v, bool quiet);
+/* STAMP's clock offset and Error Estimate, written anew into every
+ * program of the run that reflects STAMP (the clock may have been set,
+ * or lost or gained its synchronisation). */
+void service_stamp_clock(struct service *svc);
 /* Is our program still the one on the interface? */
 bool served_answering(const struct served *v);
 /* How many attached interfaces' programs are no longer on them (detached

@@ -239,11 +239,12 @@ static int up_open(struct bringup *b)
 }
 
 /* STAMP's clock into the loaded program's .bss: its offset to UTC and
- * the Error Estimate its replies carry. 0 or -1 (said). */
-static int stamp_clock_write(struct xdpong_bpf *skel, const char *ifname)
+ * the Error Estimate its replies carry, which run keeps in step (service.c)
+ * and attach cannot. 0 or -1 (said). */
+static int stamp_clock_write(struct xdpong_bpf *skel, const char *ifname, bool followed)
 {
 	struct stamp_clock c;
-	int e = stamp_clock_read(skel->rodata->cfg_stamp_clock, &c);
+	int e = stamp_clock_read(skel->rodata->cfg_stamp_clock, followed, &c);
 
 	if (e)
 		return log_error("%s: cannot read the clock for STAMP's timestamps: %s", ifname,
@@ -296,7 +297,7 @@ static int up_load(struct bringup *b)
 	if (li->type == ARPHRD_ETHER && li->has_mac)
 		memcpy((void *)&lv->loaded->skel->bss->if_mac, li->mac, 6);
 	/* STAMP's clock, live in .bss likewise: never a stale offset. */
-	if (b->o->stamp_port && stamp_clock_write(lv->loaded->skel, li->name))
+	if (b->o->stamp_port && stamp_clock_write(lv->loaded->skel, li->name, b->o->cmd == CMD_RUN))
 		return -1;
 	return b->have_old ? takeover_migrate(&b->old, lv, &b->tk) : 0;
 }
