@@ -7,6 +7,7 @@ program under test. Run inside the sender's network namespace:
 
     stamp_sender.py DST [--port 862] [--family 4|6] [--count N] [--ttl T]
                     [--size BYTES] [--bad-csum] [--expect reply|none|refused]
+                    [--no-s]
 
 Each test packet is the unauthenticated Session-Sender packet of RFC 8762
 4.2.1 with RFC 8972 3's SSID: Sequence Number, Timestamp (T1, NTP 64-bit),
@@ -21,7 +22,8 @@ packet of RFC 8762 4.3.1 (RFC 8972 3), stateless mode:
     T3 - T2 under 1 ms (T4: when the reply was read);
   - the reflector's Error Estimate: Z 0 (NTP format), a multiplier that is
     not 0 (RFC 4656 4.1.2), S set exactly when the kernel's clock is
-    synchronised (adjtimex);
+    synchronised (adjtimex), or never with --no-s (a reflector that
+    nothing keeps in step must not claim it);
   - SSID, and the sender's Sequence Number, Timestamp and Error Estimate
     copied; the MBZ octets zero; byte 40 the TTL the request arrived with
     (T: no router between);
@@ -205,9 +207,10 @@ def main():
     p.add_argument("--size", type=int, default=BASE)
     p.add_argument("--bad-csum", action="store_true")
     p.add_argument("--expect", choices=("reply", "none", "refused"), default="reply")
+    p.add_argument("--no-s", action="store_true")
     a = p.parse_args()
     s, raw = open_sockets(a)
-    synced = clock_synchronised()
+    synced = clock_synchronised() and not a.no_s
     ssid = random.randrange(1, 0x10000)
     seq0 = random.randrange(0, 2**31)
     failed = 0

@@ -29,7 +29,8 @@ xdpt_peer_xdp_pass
 xdpt_sysctl "$NS_RESP" net.ipv4.icmp_ratelimit 0 net.ipv6.icmp.ratelimit 0
 
 # send EXPECT [sender options]: stamp_sender.py to the responder, IPv4 and
-# IPv6, N packets each; every one must go as EXPECT says.
+# IPv6, N packets each; every one must go as EXPECT says. The programs
+# here come from attach, which nothing keeps in step: S never set.
 send()
 {
 	local expect=$1 fam dst
@@ -39,7 +40,7 @@ send()
 		dst=$RESP4
 		[ "$fam" = 6 ] && dst=$RESP6
 		xdpt_run --ns "$NS_PING" /usr/bin/python3 "$SENDER" "$dst" --family "$fam" \
-			--count "$N" --expect "$expect" "$@"
+			--count "$N" --expect "$expect" --no-s "$@"
 		[ "$XDPT_RC" = 0 ] ||
 			xdpt_fail "IPv$fam $* (expect $expect): $XDPT_OUT $XDPT_ERR"
 	done
@@ -53,6 +54,17 @@ assert_moved()
 	xdpt_get now "$1"
 	xdpt_assert_eq $(($2 + $3)) "$now" "$1 (was $2)"
 }
+
+xdpt_log "the config key: yes (port 862) or a port, per interface"
+xdpt_tmpdir
+printf '[global]\nstamp = yes\n[interface %s]\nstamp = 4862\n' "$IF_RESP" >"$XDPT_TMP/ok.conf"
+xdpt_ok "$XDPONG" config check "$XDPT_TMP/ok.conf"
+for bad in 0 65536 no; do
+	printf '[interface %s]\nstamp = %s\n' "$IF_RESP" "$bad" >"$XDPT_TMP/bad.conf"
+	xdpt_rc 1 "$XDPONG" config check "$XDPT_TMP/bad.conf"
+	xdpt_assert_match "invalid value '$bad' for stamp: expected a port" "$XDPT_ERR" \
+		"config check refuses stamp = $bad"
+done
 
 xdpt_log "--stamp off: the kernel answers (port unreachable)"
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb
