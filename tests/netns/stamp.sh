@@ -29,8 +29,10 @@ xdpt_peer_xdp_pass
 xdpt_sysctl "$NS_RESP" net.ipv4.icmp_ratelimit 0 net.ipv6.icmp.ratelimit 0
 
 # send EXPECT [sender options]: stamp_sender.py to the responder, IPv4 and
-# IPv6, N packets each; every one must go as EXPECT says. The programs
-# here come from attach, which nothing keeps in step: S never set.
+# IPv6, N packets each; every one must go as EXPECT says. A program from
+# attach, which nothing keeps in step, never sets S (NO_S); run's sets it
+# exactly while the kernel's clock is synchronised.
+NO_S=(--no-s)
 send()
 {
 	local expect=$1 fam dst
@@ -40,7 +42,7 @@ send()
 		dst=$RESP4
 		[ "$fam" = 6 ] && dst=$RESP6
 		xdpt_run --ns "$NS_PING" /usr/bin/python3 "$SENDER" "$dst" --family "$fam" \
-			--count "$N" --expect "$expect" --no-s "$@"
+			--count "$N" --expect "$expect" "${NO_S[@]}" "$@"
 		[ "$XDPT_RC" = 0 ] ||
 			xdpt_fail "IPv$fam $* (expect $expect): $XDPT_OUT $XDPT_ERR"
 	done
@@ -124,4 +126,15 @@ xdpt_stats "$NS_RESP" "$IF_RESP"
 assert_moved reply_stamp4 "$r4" "$N"
 xdpt_assert_consistent
 xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
+
+xdpt_log "run --stamp: S as the kernel's clock says"
+nsenter "--net=/run/netns/$NS_RESP" timeout -k 5 60 "$XDPONG" run "$IF_RESP" --mode skb \
+	--stamp >"$XDPT_TMP/run.out" 2>&1 &
+RUN_PID=$!
+attached() { ip netns exec "$NS_RESP" "$XDPONG" status "$IF_RESP" >/dev/null 2>&1; }
+xdpt_wait 10 attached || xdpt_fail "run did not attach: $(cat "$XDPT_TMP/run.out")"
+NO_S=()
+send reply
+kill -TERM "$(pgrep -P "$RUN_PID" xdpong || echo "$RUN_PID")"
+wait "$RUN_PID" || xdpt_fail "run did not end cleanly: $(cat "$XDPT_TMP/run.out")"
 xdpt_pass
