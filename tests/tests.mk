@@ -60,9 +60,9 @@ $(BUILD)/tests/test_xdpong: $(BUILD)/tests/test_xdpong.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
 
-$(BUILD)/tests/test_stamp: $(BUILD)/tests/test_stamp.o $(TESTS_LIB)
+$(BUILD)/tests/test_stamp: $(BUILD)/tests/test_stamp.o $(BUILD)/loader/core/clock.o $(TESTS_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(TESTS_LDLIBS) -lm -o $@
 
 $(BUILD)/tests/test_limits: $(BUILD)/tests/test_limits.o $(TESTS_LIB)
 	$(call msg,LINK,$@)

@@ -16,6 +16,7 @@
  * Run as root: build/tests/test_stamp [-v]. Last line: "N passed, N failed".
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +392,39 @@ static void check_covered(const __u64 start[XDPONG_R_MAX])
 	failed_now ? n_failed++ : n_passed++;
 }
 
+/*
+ * The loader's Error Estimate (loader/core/clock.c) against RFC 4656
+ * 4.1.2: multiplier * 2^(scale - 32) seconds covers the error (at least 1
+ * us, at most an hour) and exceeds it by less than one step of the scale
+ * (2^(scale - 32) s), the multiplier is never 0, Z is 0 (NTP format) and
+ * S is the synchronisation given.
+ */
+static void check_errest(void)
+{
+	static const long long errors_us[] = { 0, 1, 2, 999, 1000, 65535, 16000000, 1LL << 40 };
+	const char *name = "Error Estimate encoding";
+
+	failed_now = false;
+	for (size_t i = 0; i < ARRAY_SIZE(errors_us); i++) {
+		for (int synced = 0; synced < 2; synced++) {
+			unsigned int e = stamp_errest(synced, errors_us[i]);
+			unsigned int mult = e & 0xff, scale = (e >> 8) & 0x3f;
+			/* What the word says and what it had to say, in 2^-32 s. */
+			long double said = (long double)mult * powl(2, scale);
+			long double err_us = errors_us[i] < 1            ? 1 :
+					     errors_us[i] > 3600000000LL ? 3600000000LL :
+									   errors_us[i];
+			long double need = err_us * 4294967296.0L / 1e6L;
+
+			if (!mult || (e & 0x4000) || !(e & 0x8000) != !synced || said < need ||
+			    said >= need + powl(2, scale))
+				fail(name, "%lld us, synced %d: word %#06x", errors_us[i], synced,
+				     e);
+		}
+	}
+	failed_now ? n_failed++ : n_passed++;
+}
+
 /* The program with STAMP on, on clock, offset to UTC as the test measures it. */
 static int setup(enum xdpong_stamp_clock clock)
 {
@@ -437,6 +471,7 @@ int main(int argc, char **argv)
 	libbpf_set_print(xf_libbpf_warnings);
 	if (xf_init())
 		return 1;
+	check_errest();
 	for (size_t k = 0; k < ARRAY_SIZE(clocks); k++) {
 		int err;
 
