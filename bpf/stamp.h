@@ -120,7 +120,13 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
 	return XP_GO_ON;
 }
 
-/* 3. The UDP checksum (RFC 768), over the pseudo-header sum psum. */
+/*
+ * 3. The UDP checksum (RFC 768), over the pseudo-header sum psum. One that
+ * does not verify is passed, not dropped: a sender that left it to
+ * offload (a veth peer, a local container, generic XDP) sends only the
+ * pseudo-header's part, and the kernel, which knows that from the skb
+ * (CHECKSUM_PARTIAL), accepts it; a wrong one it drops itself.
+ */
 static __always_inline bool stamp_udp_csum_ok(const struct stamp_req *s, __u64 psum)
 {
 	_Static_assert((sizeof(struct udphdr) + XP_STAMP_LEN) % 4 == 0, "sum_words");
@@ -210,7 +216,7 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	if (s.udp->check &&
 	    !stamp_udp_csum_ok(&s, sum_words(&ip->saddr, 8) +
 					   bpf_htonl((XP_PROTO_UDP << 16) | (q.icmp_len & 0xffff))))
-		return REASON(drop_bad_udp_csum);
+		return REASON(pass_udp_csum);
 	why = rate_check(4, &ip->saddr);
 	if (why)
 		return why;
@@ -254,7 +260,7 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 		return REASON(pass_udp6_no_csum);
 	if (!stamp_udp_csum_ok(&s, sum_words(&ip6->saddr, 32) + bpf_htonl(q.plen) +
 					   bpf_htonl(XP_PROTO_UDP)))
-		return REASON(drop_bad_udp_csum);
+		return REASON(pass_udp_csum);
 	why = rate_check(6, &ip6->saddr);
 	if (why)
 		return why;

@@ -44,13 +44,13 @@ enum xdpong_outcome {
 	X(pass_stamp_tlv, PASSED, "STAMP packet with TLVs after the base packet")    \
 	X(pass_udp_len, PASSED, "UDP length below the IP payload's")                 \
 	X(pass_udp6_no_csum, PASSED, "UDP over IPv6 with a zero checksum")           \
+	X(pass_udp_csum, PASSED, "UDP checksum does not verify (STAMP)")             \
 	X(drop_truncated, DROPPED, "frame shorter than its headers")                 \
 	X(drop_bad_version, DROPPED, "IP version does not match the framing")        \
 	X(drop_bad_ihl, DROPPED, "IPv4 header length below 5 words")                 \
 	X(drop_bad_length, DROPPED, "IP/UDP length beyond the frame or too short")   \
 	X(drop_bad_ip_csum, DROPPED, "IPv4 header checksum wrong")                   \
 	X(drop_bad_icmp_csum, DROPPED, "ICMP/ICMPv6 checksum wrong")                 \
-	X(drop_bad_udp_csum, DROPPED, "UDP checksum wrong (STAMP)")                  \
 	X(drop_martian_src, DROPPED, "martian source address")                       \
 	X(drop_rate_limited, DROPPED, "over the per-source rate limit")              \
 	X(drop_global_limited, DROPPED, "over the global rate limit")

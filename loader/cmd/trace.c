@@ -56,7 +56,7 @@ static void decode_udp(const struct xdpong_trace_event *ev, const __u8 *udp, uns
 	d->dport = get16(udp + (replied ? 0 : 2));
 	if (left >= 12 &&
 	    (ev->reason == XDPONG_R_reply_stamp4 || ev->reason == XDPONG_R_reply_stamp6 ||
-	     ev->reason == XDPONG_R_drop_bad_udp_csum))
+	     ev->reason == XDPONG_R_pass_udp_csum))
 		d->stamp_seq = (long long)get16(udp + 8) << 16 | get16(udp + 10);
 }
 

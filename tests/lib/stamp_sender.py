@@ -30,7 +30,8 @@ packet of RFC 8762 4.3.1 (RFC 8972 3), stateless mode:
   - the reply's own TTL / hop limit 64 (xdpong's; the kernel's would be
     the sysctl's), read from the socket's control messages.
   A reply with a wrong UDP checksum never reaches the socket: it fails as
-  a missing reply.
+  a missing reply. (The sender's interface must compute its checksums:
+  one left to offload is incomplete on the wire and not reflected.)
 --expect none: no reply within a second of each request.
 --expect refused: the kernel's answer when nothing listens, ICMP port
 unreachable (the connected socket's ECONNREFUSED).

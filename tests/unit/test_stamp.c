@@ -87,8 +87,8 @@ static const struct stamp_case cases[] = {
 	{ "v4 no UDP checksum: none in the reply", V4(.csum = CSUM_ZERO), REASON(reply_stamp4) },
 	{ "v4 another port", V4(.dport = 863), REASON(pass_not_icmp) },
 	{ "v6 another port", V6(.dport = 7), REASON(pass_not_icmp) },
-	{ "v4 bad UDP checksum", V4(.csum = CSUM_BAD), REASON(drop_bad_udp_csum) },
-	{ "v6 bad UDP checksum", V6(.csum = CSUM_BAD), REASON(drop_bad_udp_csum) },
+	{ "v4 bad UDP checksum", V4(.csum = CSUM_BAD), REASON(pass_udp_csum) },
+	{ "v6 bad UDP checksum", V6(.csum = CSUM_BAD), REASON(pass_udp_csum) },
 	{ "v6 zero UDP checksum", V6(.csum = CSUM_ZERO), REASON(pass_udp6_no_csum) },
 	{ "v4 40 bytes of STAMP", V4(.stamp_len = 40), REASON(pass_stamp_short) },
 	{ "v6 1 byte of STAMP", V6(.stamp_len = 1), REASON(pass_stamp_short) },
@@ -378,7 +378,7 @@ static void check_covered(const __u64 start[XDPONG_R_MAX])
 	static const enum xdpong_reason stamp_reasons[] = {
 		REASON(reply_stamp4),      REASON(reply_stamp6), REASON(pass_stamp_short),
 		REASON(pass_stamp_tlv),    REASON(pass_udp_len), REASON(pass_udp6_no_csum),
-		REASON(drop_bad_udp_csum),
+		REASON(pass_udp_csum),
 	};
 	__u64 now[XDPONG_R_MAX];
 
