@@ -183,6 +183,42 @@ static __always_inline void udp_swap_ports(struct udphdr *uh)
 	uh->dest = tmp;
 }
 
+/*
+ * The rate limits, as for echo; then 4. the reply: the IP header turned
+ * around (the TTL or hop limit it came with kept for byte 40), the ports
+ * swapped (the UDP checksum is unchanged by both), the reflector's fields.
+ */
+static __always_inline __u32 stamp_answer(struct stamp_req *s, void *l3, bool v6)
+{
+	struct ipv6hdr *ip6 = l3;
+	struct iphdr *ip = l3;
+	__u32 why = v6 ? rate_check(6, &ip6->saddr) : rate_check(4, &ip->saddr);
+
+	if (why)
+		return why;
+	if (v6) {
+		s->rx_ttl = ip6->hop_limit;
+		ipv6_turn_around(ip6);
+	} else {
+		s->rx_ttl = ip->ttl;
+		ipv4_turn_around(ip);
+	}
+	udp_swap_ports(s->udp);
+	stamp_reflect(s);
+	return v6 ? REASON(reply_stamp6) : REASON(reply_stamp4);
+}
+
+/* 1. An IP header of hlen bytes in the first buffer, and UDP in it (the
+ * protocol or next header at proto_off). */
+static __always_inline __u32 stamp_ip_udp(const struct l3_frame *f, __u32 hlen, __u32 proto_off)
+{
+	if (f->l3 + hlen > f->end)
+		return headers_cut(f->ctx, f->l3_off + hlen);
+	if (*(__u8 *)(f->l3 + proto_off) != XP_PROTO_UDP)
+		return REASON(pass_not_icmp);
+	return XP_GO_ON;
+}
+
 static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 {
 	struct stamp_req s = {};
@@ -191,10 +227,9 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	__u32 why;
 
 	/* 1. The headers, as echo checks them (ipv4_icmp's for UDP). */
-	if ((void *)(ip + 1) > f->end)
-		return headers_cut(f->ctx, f->l3_off + sizeof(*ip));
-	if (ip->protocol != XP_PROTO_UDP)
-		return REASON(pass_not_icmp);
+	why = stamp_ip_udp(f, sizeof(*ip), offsetof(struct iphdr, protocol));
+	if (why != XP_GO_ON)
+		return why;
 	q.ip = ip;
 	q.tot = bpf_ntohs(ip->tot_len);
 	q.icmp_len = q.tot - sizeof(*ip); /* here: the UDP datagram's */
@@ -217,15 +252,7 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	    !stamp_udp_csum_ok(&s, sum_words(&ip->saddr, 8) +
 					   bpf_htonl((XP_PROTO_UDP << 16) | (q.icmp_len & 0xffff))))
 		return REASON(pass_udp_csum);
-	why = rate_check(4, &ip->saddr);
-	if (why)
-		return why;
-	/* 4. The reply: addresses and ports swapped, a fresh TTL. */
-	s.rx_ttl = ip->ttl;
-	ipv4_turn_around(ip);
-	udp_swap_ports(s.udp);
-	stamp_reflect(&s);
-	return REASON(reply_stamp4);
+	return stamp_answer(&s, ip, false);
 }
 
 static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
@@ -236,10 +263,9 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 	__u32 why;
 
 	/* 1. The headers, as echo checks them (ipv6_headers' for UDP). */
-	if ((void *)(ip6 + 1) > f->end)
-		return headers_cut(f->ctx, f->l3_off + sizeof(*ip6));
-	if (ip6->nexthdr != XP_PROTO_UDP)
-		return REASON(pass_not_icmp);
+	why = stamp_ip_udp(f, sizeof(*ip6), offsetof(struct ipv6hdr, nexthdr));
+	if (why != XP_GO_ON)
+		return why;
 	q.ip6 = ip6;
 	why = ipv6_valid(f, &q);
 	if (why != XP_GO_ON)
@@ -261,15 +287,7 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 	if (!stamp_udp_csum_ok(&s, sum_words(&ip6->saddr, 32) + bpf_htonl(q.plen) +
 					   bpf_htonl(XP_PROTO_UDP)))
 		return REASON(pass_udp_csum);
-	why = rate_check(6, &ip6->saddr);
-	if (why)
-		return why;
-	/* 4. The reply: addresses and ports swapped, a fresh hop limit. */
-	s.rx_ttl = ip6->hop_limit;
-	ipv6_turn_around(ip6);
-	udp_swap_ports(s.udp);
-	stamp_reflect(&s);
-	return REASON(reply_stamp6);
+	return stamp_answer(&s, ip6, true);
 }
 
 /* A frame echo passed as not ICMP, which --stamp may want. */

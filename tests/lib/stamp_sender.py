@@ -78,13 +78,12 @@ def clock_synchronised():
 
 
 def csum(data):
-    """RFC 1071: the one's complement of the one's complement sum."""
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+    """RFC 1071: the one's complement of the one's complement sum. The end-
+    around carries (4.1) leave the sum modulo 0xFFFF, a multiple as 0xFFFF."""
+    data += bytes(len(data) % 2)
+    total = sum(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
+    folded = total % 0xFFFF or (0xFFFF if total else 0)
+    return ~folded & 0xFFFF
 
 
 def udp_datagram(fam, src, dst, sport, dport, payload, bad):

@@ -119,19 +119,9 @@ static unsigned int n_passed, n_failed;
 static struct xf_instance inst;
 static bool failed_now;
 
-static void fail(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failed_now = true;
-}
+/* A failed check of the case or check named: said, and remembered. */
+#define fail(name, fmt, ...) \
+	(printf("FAIL %s: " fmt "\n", (name), ##__VA_ARGS__), failed_now = true)
 
 /* RFC 1071: the one's complement sum of len bytes, folded, not complemented. */
 static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
@@ -376,8 +366,8 @@ static void run_case(const struct stamp_case *c)
 static void check_covered(const __u64 start[XDPONG_R_MAX])
 {
 	static const enum xdpong_reason stamp_reasons[] = {
-		REASON(reply_stamp4),      REASON(reply_stamp6), REASON(pass_stamp_short),
-		REASON(pass_stamp_tlv),    REASON(pass_udp_len), REASON(pass_udp6_no_csum),
+		REASON(reply_stamp4),   REASON(reply_stamp6), REASON(pass_stamp_short),
+		REASON(pass_stamp_tlv), REASON(pass_udp_len), REASON(pass_udp6_no_csum),
 		REASON(pass_udp_csum),
 	};
 	__u64 now[XDPONG_R_MAX];
