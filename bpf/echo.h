@@ -419,7 +419,7 @@ static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 
 	reason = ipv4_headers(f, &q);
 	if (reason != XP_GO_ON)
-		return stamp_wanted(reason) ? stamp_ipv4(f) : reason;
+		return stamp_wanted(reason) ? xdpong_stamp(f->ctx, f->l3_off, 4) : reason;
 	reason = ipv4_for_us(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;
@@ -441,7 +441,7 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 
 	reason = ipv6_headers(f, &q);
 	if (reason != XP_GO_ON)
-		return stamp_wanted(reason) ? stamp_ipv6(f) : reason;
+		return stamp_wanted(reason) ? xdpong_stamp(f->ctx, f->l3_off, 6) : reason;
 	reason = ipv6_for_us(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;

@@ -22,7 +22,6 @@
 #define XDPONG_BPF_STAMP_H
 
 #include "frame.h"
-#include "observe.h"
 #include "ratelimit.h"
 #include "addrs.h"
 
@@ -242,7 +241,6 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	why = stamp_udp(f, &s, ip + 1, q.icmp_len);
 	if (why != XP_GO_ON)
 		return why;
-	*f->t0 = latency_start(f->counters, REASON(reply_stamp4));
 	/* 3. The source and the checksums; a zero UDP checksum is none
 	 * (RFC 768), which the kernel takes unchecked. */
 	if (!ipv4_header_csum(&q, &why) || !ipv4_src_valid(&q, ((__u8 *)&ip->saddr)[0], &why) ||
@@ -276,7 +274,6 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 	why = stamp_udp(f, &s, ip6 + 1, q.plen);
 	if (why != XP_GO_ON)
 		return why;
-	*f->t0 = latency_start(f->counters, REASON(reply_stamp6));
 	/* 3. The source and the checksum. RFC 8200 8.1 makes it mandatory;
 	 * the kernel drops a zero one unless the socket opted in (RFC 6936,
 	 * UDP_NO_CHECK6_RX): its call. */
@@ -288,6 +285,34 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 					   bpf_htonl(XP_PROTO_UDP)))
 		return REASON(pass_udp_csum);
 	return stamp_answer(&s, ip6, true);
+}
+
+/*
+ * The STAMP path for a frame whose network layer starts l3_off bytes in
+ * (0: TUN, or an Ethernet header), of family 4 or 6. A global function,
+ * called only where echo found no ICMP: the verifier checks it once, on
+ * its own, and the echo path that may call it keeps only its two
+ * arguments for it, where an inlined path held the whole parse state in
+ * registers and spilled it, at a cost to every echo request even with
+ * STAMP off. Not timed by latency sampling: a reply says its own T3 - T2.
+ */
+__noinline __u32 xdpong_stamp(struct xdp_md *ctx, __u32 l3_off, __u32 family)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u64 untimed = 0;
+	struct l3_frame f = { .ctx = ctx, .end = end, .t0 = &untimed };
+
+	if (!cfg_stamp_port) /* verified reached or not: nothing without --stamp */
+		return REASON(pass_not_icmp);
+	if (l3_off) {
+		if (data + sizeof(struct ethhdr) > end)
+			return REASON(drop_truncated);
+		f.eth = data;
+		f.l3_off = sizeof(struct ethhdr);
+	}
+	f.l3 = data + f.l3_off;
+	f.l3_len = (__u32)(end - data) - f.l3_off;
+	return family == 6 ? stamp_ipv6(&f) : stamp_ipv4(&f);
 }
 
 /* A frame echo passed as not ICMP, which --stamp may want. */

@@ -46,7 +46,7 @@ const volatile __u8 cfg_frags = 1;
 /*
  * STAMP reflection (stamp.h): the UDP port, 0 for off (the default: the
  * verifier, which knows the frozen value, then removes the whole path,
- * so echo pays nothing for it), and the clock it reads (enum
+ * so that no packet runs it), and the clock it reads (enum
  * xdpong_stamp_clock; TAI only where the kernel has the helper, probed).
  */
 const volatile __u16 cfg_stamp_port = 0;
