@@ -410,7 +410,7 @@ static __always_inline __u32 ipv6_reply(struct v6_req *q)
 /* STAMP, over the steps above: a UDP datagram where no ICMP was. */
 #include "stamp.h"
 
-/* Each family's four steps; STAMP's where there is no ICMP. */
+/* Each family's four steps. */
 
 static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 {
@@ -419,7 +419,7 @@ static __always_inline __u32 handle_ipv4(const struct l3_frame *f)
 
 	reason = ipv4_headers(f, &q);
 	if (reason != XP_GO_ON)
-		return stamp_wanted(reason) ? xdpong_stamp(f->ctx, f->l3_off, 4) : reason;
+		return reason;
 	reason = ipv4_for_us(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;
@@ -441,7 +441,7 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 
 	reason = ipv6_headers(f, &q);
 	if (reason != XP_GO_ON)
-		return stamp_wanted(reason) ? xdpong_stamp(f->ctx, f->l3_off, 6) : reason;
+		return reason;
 	reason = ipv6_for_us(f, &q);
 	if (reason != XP_GO_ON)
 		return reason;
@@ -460,7 +460,8 @@ static __always_inline __u32 handle_ipv6(const struct l3_frame *f)
 typedef __u32 (*l3_handler)(const struct l3_frame *f);
 
 /*
- * The frame's network layer found and handed to its family's handler. The
+ * The frame's network layer found and handed to its family's handler (and
+ * to STAMP's where echo found no ICMP and --stamp is on). The
  * handlers are arguments, so that the cost bench can hand its own for
  * IPv4: constants of always-inlined functions, they are inlined as direct
  * calls would be, one copy for each framing.
@@ -488,8 +489,12 @@ static __always_inline __u32 frame_handle(struct xdp_md *ctx, __u64 *t0, const _
 			.counters = counters,
 		};
 		if ((*(__u8 *)data >> 4) == 6)
-			return ipv6(&f);
-		return ipv4(&f);
+			reason = ipv6(&f);
+		else
+			reason = ipv4(&f);
+		if (stamp_wanted(reason))
+			return xdpong_stamp(ctx, 0, *(__u8 *)data >> 4);
+		return reason;
 	}
 
 	if ((void *)(eth + 1) > end)
@@ -508,6 +513,9 @@ static __always_inline __u32 frame_handle(struct xdp_md *ctx, __u64 *t0, const _
 		reason = ipv6(&f);
 	else
 		return REASON(pass_not_ip);
+	if (stamp_wanted(reason))
+		reason = xdpong_stamp(ctx, sizeof(*eth),
+				      eth->h_proto == bpf_htons(XP_ETH_P_IPV6) ? 6 : 4);
 	if (reason < XDPONG_R_FIRST_PASSED)
 		swap_eth(eth);
 	return reason;

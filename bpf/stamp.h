@@ -3,7 +3,7 @@
  * STAMP reflection (RFC 8762, extended by RFC 8972): a Session-Reflector
  * in stateless, unauthenticated mode (RFC 8762 4.3), for UDP to
  * cfg_stamp_port at the addresses echo answers for. A frame comes here
- * only where echo found no ICMP (handle_ipv4, handle_ipv6 in echo.h), and
+ * only where echo found no ICMP (frame_handle in echo.h), and
  * only with --stamp: cfg_stamp_port is frozen rodata, 0 by default, and
  * the verifier then removes this whole path.
  *
@@ -290,11 +290,11 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 /*
  * The STAMP path for a frame whose network layer starts l3_off bytes in
  * (0: TUN, or an Ethernet header), of family 4 or 6. A global function,
- * called only where echo found no ICMP: the verifier checks it once, on
- * its own, and the echo path that may call it keeps only its two
- * arguments for it, where an inlined path held the whole parse state in
- * registers and spilled it, at a cost to every echo request even with
- * STAMP off. Not timed by latency sampling: a reply says its own T3 - T2.
+ * called only where echo found no ICMP, from frame_handle, where its
+ * arguments are at hand: the verifier checks it once, on its own, and the
+ * echo path keeps nothing alive for it (inlined, or called from inside a
+ * family's handler, it held parse state in registers, spilled on the echo
+ * path even with STAMP off). Not timed by latency sampling: a reply says its own T3 - T2.
  */
 __noinline __u32 xdpong_stamp(struct xdp_md *ctx, __u32 l3_off, __u32 family)
 {
