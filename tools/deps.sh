@@ -34,7 +34,7 @@ set -euo pipefail
 # checks for it), debhelper, dpkg-dev, and lintian to check the result;
 # systemd.pc, which debian/rules asks for the unit directory, is in the
 # systemd package on Debian 12. clang-format: tests/style checks the
-# layout against .clang-format.
+# layout against .clang-format. prometheus: see NO_RECOMMENDS.
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
@@ -44,7 +44,18 @@ PACKAGES=(
 	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
 	clang-format
 	build-essential debhelper dpkg-dev lintian
+	prometheus
 )
+# Of PACKAGES, those installed without their recommends. prometheus gives
+# promtool (tests/prom/rules.sh checks and unit-tests deploy/prometheus/)
+# and the server tests/prom/server.sh starts; it would recommend
+# prometheus-node-exporter and its collectors (ipmitool, smartmontools,
+# nvme-cli: 22 more packages). Without them it is 12 packages, about 22 MB
+# to fetch and 325 MB installed, 218 MB of it libjs-moment-timezone (its web
+# UI's JavaScript is in its Depends). Its postinst starts a server with
+# Debian's config on *:9090; the tests start their own, so when this script
+# installs it, it stops that one and disables it at boot.
+NO_RECOMMENDS=(prometheus)
 
 # The VM harness (tools/vm/): qemu-system-x86 (the VM; its 9p and
 # virtio-net devices), busybox-static (the initramfs's only program), kmod
@@ -169,7 +180,25 @@ if ! apt-get update >"$log" 2>&1; then
 	tail -n 20 "$log" >&2
 	die "apt-get update failed (see above)"
 fi
-if ! apt-get install -y "${INSTALL_OPTS[@]}" "${missing[@]}" >>"$log" 2>&1; then
+# apt_install [OPTION...] PACKAGE...: into the log; on failure its tail, and stop.
+apt_install()
+{
+	apt-get install -y "${INSTALL_OPTS[@]}" "$@" >>"$log" 2>&1 && return
 	tail -n 20 "$log" >&2
-	die "apt-get install ${missing[*]} failed (see above)"
+	die "apt-get install $* failed (see above)"
+}
+plain=() bare=()
+for p in "${missing[@]}"; do
+	if [[ " ${NO_RECOMMENDS[*]} " == *" $p "* ]]; then bare+=("$p"); else plain+=("$p"); fi
+done
+[ "${#plain[@]}" -eq 0 ] || apt_install "${plain[@]}"
+[ "${#bare[@]}" -eq 0 ] || apt_install --no-install-recommends "${bare[@]}"
+# The server prometheus's postinst started: stopped, and off at boot.
+if [[ " ${bare[*]} " == *" prometheus "* ]]; then
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus.service >>"$log" 2>&1 || true
+	else
+		invoke-rc.d prometheus stop >>"$log" 2>&1 || true
+		update-rc.d prometheus disable >>"$log" 2>&1 || true
+	fi
 fi
