@@ -11,7 +11,9 @@
 #     Prometheus is exactly what stats says;
 #  3. the alerts pending are exactly those xdpong's state calls for: the
 #     configured interface that does not exist is detached, and failed
-#     replies are uncounted only where stats says so;
+#     replies are uncounted only where stats says so; and each alert's
+#     expression without its threshold selects the series it is about
+#     (its selectors and vector matching fit the labels xdpong exports);
 #  4. where `config check` knows [probe NAME] sections (a run probing the
 #     pinger's kernel by ICMP): histogram_quantile(0.99, ...) of
 #     xdpong_probe_rtt_seconds is under 1 s and in the histogram's bucket
@@ -167,6 +169,31 @@ alerts_are()
 	[ "$ALERTS" = "$(printf '%s\n' "$want" | sed 's/$/ 127.0.0.1 xdpong pending/' | sort)" ]
 }
 xdpt_wait 10 alerts_are || xdpt_fail "alerts: expected $want, found: ${ALERTS:-none}"
+
+# series_of ALERT=N...: each alert's expression without its last comparison
+# (as the server parsed it) selects N series of the real ones: its
+# selectors and matching fit the labels xdpong exports.
+series_of()
+{
+	local a query n rules
+
+	prom_api /api/v1/rules type=alert || xdpt_fail "no rules: $PROM_DATA"
+	rules=$PROM_DATA
+	for a in "$@"; do
+		query=$(printf '%s\n' "$rules" | jq -r --arg a "${a%=*}" \
+			'.groups[].rules[] | select(.name == $a) | .query' |
+			sed -E 's/ *(>|==) *[0-9.e+-]+$//')
+		prom_api /api/v1/query query="$query" || xdpt_fail "${a%=*}: $query: $PROM_DATA"
+		n=$(printf '%s\n' "$PROM_DATA" | jq '.result | length')
+		xdpt_assert_eq "${a#*=}" "$n" "series of ${a%=*}'s $query"
+		xdpt_log "${a%=*}: $n series of $query"
+	done
+}
+probes=0
+[ -n "$PROBE" ] && probes=1
+series_of XdpongDown=1 XdpongDetached=2 XdpongRepliesTxFailed=1 XdpongTxFailuresNotCounted=1 \
+	XdpongGlobalRateLimited=1 XdpongProbeLoss=$probes XdpongProbeTargetDown=$probes \
+	XdpongProbeRttHigh=$probes
 
 if [ -z "$PROBE" ]; then
 	kill "$PROM_PID" 2>/dev/null
