@@ -90,12 +90,15 @@ pm()
 	nsenter --net="/run/netns/$NS_RESP" podman "$@"
 }
 
+# cleanup_podman RC: pods, volumes, images, mounts; the container's log
+# if RC is a failure.
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup_podman()
 {
 	local m
 
 	if [ -n "${NS_RESP:-}" ] && [ -e "/run/netns/$NS_RESP" ]; then
+		[ "$1" = 0 ] || { echo "--- the container's log"; pod_log | tail -n 20; } >&2
 		pm pod rm -a -f -t 0 >/dev/null 2>&1
 		pm volume rm -a -f >/dev/null 2>&1
 		pm rmi -a -f >/dev/null 2>&1
@@ -109,7 +112,7 @@ cleanup_podman()
 	return 0
 }
 # The test's exit code goes on to xdpt_cleanup, which exits with it.
-trap 'rc=$?; cleanup_podman; (exit "$rc"); xdpt_cleanup' EXIT
+trap 'rc=$?; cleanup_podman "$rc"; (exit "$rc"); xdpt_cleanup' EXIT
 
 xdpt_log "1. the image, into the test's own podman storage"
 dp_build --image "$DP_IMAGE"
@@ -334,11 +337,14 @@ xdpt_wait 15 pod_restarted || xdpt_fail "not restarted after kill -9"
 takeover "kill -9 of PID 1"
 
 xdpt_log "8. a rolling update: the preStop's kill -USR1 1, then kube play --replace"
-# To a pod that stays stopped after the preStop (podman_pod.py, change 5),
-# through a stop (SIGTERM: detached) and a start.
+# To a pod that stays stopped after the preStop (podman_pod.py, change 5).
+# podman before 5.1 ends the old pod of `kube play --replace` with SIGKILL,
+# not its stop signal: the new pod takes over what it left attached.
 pod_yaml rolling "$PROFILE"
 pod_play --replace
 xdpt_wait 10 healthy || xdpt_fail "/healthz of the pod: $HTTP_STATUS $HTTP_BODY"
+# A mark in this pod's /run/xdpong, which the next must not find.
+touch "/proc/$PID/root/run/xdpong/old-pod" || xdpt_fail "cannot write the pod's /run/xdpong"
 xdpt_counter before "$NS_RESP" eth0 replied
 xdf_streams_start 3000 "$RESP4" 192.0.2.9
 xdf_streams_flowing "$NS_RESP" eth0
@@ -350,6 +356,7 @@ pod_play --replace
 takeover "kube play --replace"
 # The new pod's own /run/xdpong: its maps' BTF was the node's to keep.
 [ -e "/proc/$PID/root/run/xdpong/node.conf" ] || xdpt_fail "the new pod has no node.conf"
+[ -e "/proc/$PID/root/run/xdpong/old-pod" ] && xdpt_fail "the new pod has the old /run/xdpong"
 compgen -G "$BTF_DIR/$BTF_PREFIX*" >/dev/null || xdpt_fail "the BTF left the node's /run/xdpong"
 
 xdpt_log "9. podman pod stop: detached within the grace period, the kernel answers"

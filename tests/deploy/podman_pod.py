@@ -73,6 +73,15 @@ def as_podman_pod(template, pod_ip, probe_dir, profile, rolling):
     #    container only under Always.
     if rolling:
         spec["restartPolicy"] = "OnFailure"
+    # 7. podman makes an emptyDir a named volume, which outlives the pod:
+    #    a name of its own for each pod, so that each starts empty, as
+    #    with the kubelet (what must outlive a pod is on the node's paths).
+    for v in spec["volumes"]:
+        if "emptyDir" in v:
+            for m in c["volumeMounts"]:
+                if m["name"] == v["name"]:
+                    m["name"] += "-%d" % os.getpid()
+            v["name"] += "-%d" % os.getpid()
     # 6. podman 4.3 takes a Localhost seccomp profile from the annotation
     #    Kubernetes used before seccompProfile, not from seccompProfile.
     if profile:
