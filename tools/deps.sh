@@ -34,7 +34,11 @@ set -euo pipefail
 # checks for it), debhelper, dpkg-dev, and lintian to check the result;
 # systemd.pc, which debian/rules asks for the unit directory, is in the
 # systemd package on Debian 12. clang-format: tests/style checks the
-# layout against .clang-format. prometheus: see NO_RECOMMENDS.
+# layout against .clang-format. prometheus: see NO_RECOMMENDS. The
+# DaemonSet's pod (tests/deploy/podman.sh): podman (`kube play`), runc (the
+# runtime it runs on: crun cannot set the rlimits this sandbox allows),
+# python3-yaml (the manifest read), and busybox-static (its wget stands in
+# for the curl podman's httpGet probes run inside the container).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
@@ -45,6 +49,7 @@ PACKAGES=(
 	clang-format
 	build-essential debhelper dpkg-dev lintian
 	prometheus
+	podman runc python3-yaml busybox-static
 )
 # Of PACKAGES, those installed without their recommends. prometheus gives
 # promtool (tests/prom/rules.sh checks and unit-tests deploy/prometheus/)

@@ -24,7 +24,8 @@ def check(cond, what):
 
 
 def main(manifest, privs_c, unit, image_tag):
-    docs = [d for d in yaml.safe_load_all(open(manifest)) if d is not None]
+    text = open(manifest).read()
+    docs = [d for d in yaml.safe_load_all(text) if d is not None]
     kinds = [(d.get("apiVersion"), d.get("kind")) for d in docs]
     check(kinds == [("v1", "Namespace"), ("v1", "ServiceAccount"), ("v1", "ConfigMap"),
                     ("apps/v1", "DaemonSet")],
@@ -35,7 +36,7 @@ def main(manifest, privs_c, unit, image_tag):
         check(d["metadata"].get("namespace") == name,
               "%s %s is in namespace %s" % (d["kind"], d["metadata"]["name"], name))
     check(ns["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") == "privileged",
-          "the namespace admits privileged pods (hostNetwork, hostPath, CAP_SYS_ADMIN)")
+          "the namespace admits privileged pods (hostNetwork, hostPath, CAP_BPF)")
 
     spec = ds["spec"]
     pod = spec["template"]["spec"]
@@ -62,10 +63,10 @@ def main(manifest, privs_c, unit, image_tag):
     check(c["image"] == image_tag, "image %s is what deploy/build-image.sh tags (%s)"
           % (c["image"], image_tag))
 
-    # Capabilities. The unit: exactly those xdpong checks for without
-    # CAP_SYS_ADMIN. The container: CAP_SYS_ADMIN in place of CAP_BPF and
-    # CAP_PERFMON, so that it finds itself by id: the BTF a run without it
-    # goes by (/run/xdpong/btf) would not outlive the container.
+    # Capabilities: the unit's and the container's are exactly those
+    # xdpong checks for without CAP_SYS_ADMIN. The commented alternative
+    # for libxdp's dispatcher: CAP_SYS_ADMIN in place of CAP_BPF and
+    # CAP_PERFMON (which it implies).
     privs = open(privs_c).read()
     bounding = set(re.search(r"^CapabilityBoundingSet=(.*)$", open(unit).read(), re.M)
                    .group(1).split())
@@ -75,12 +76,16 @@ def main(manifest, privs_c, unit, image_tag):
     sc = c["securityContext"]
     caps = sc["capabilities"]
     check(caps.get("drop") == ["ALL"], "every other capability dropped")
-    check({"CAP_" + x for x in caps.get("add", [])} == {"CAP_SYS_ADMIN", "CAP_NET_ADMIN"},
-          "the container adds exactly CAP_SYS_ADMIN and CAP_NET_ADMIN")
+    check({"CAP_" + x for x in caps.get("add", [])} == bounding,
+          "the container adds exactly the unit's %s" % sorted(bounding))
+    alt = re.findall(r"^ *# add: (\[.*\])$", text, re.M)
+    check(len(alt) == 1 and
+          {"CAP_" + x for x in yaml.safe_load(alt[0])} == {"CAP_SYS_ADMIN", "CAP_NET_ADMIN"},
+          "one commented alternative '# add:' for the dispatcher: CAP_SYS_ADMIN, CAP_NET_ADMIN")
     check(sc.get("privileged") is False, "not privileged")
-    # The API server refuses allowPrivilegeEscalation: false with CAP_SYS_ADMIN.
-    check(sc.get("allowPrivilegeEscalation") is not False,
-          "allowPrivilegeEscalation not false (refused with CAP_SYS_ADMIN)")
+    # As the unit's NoNewPrivileges=yes. The API server refuses it with
+    # CAP_SYS_ADMIN: the alternative says to remove it.
+    check(sc.get("allowPrivilegeEscalation") is False, "allowPrivilegeEscalation: false")
     check(sc.get("runAsUser") == 0, "runs as root (added capabilities are effective for root)")
     check(sc.get("readOnlyRootFilesystem") is True, "read-only root filesystem")
     check(sc.get("appArmorProfile", {}).get("type") == "Unconfined",
@@ -102,6 +107,10 @@ def main(manifest, privs_c, unit, image_tag):
     check(owner is not None and not owner.get("readOnly") and
           vols[owner["name"]].get("hostPath", {}).get("path") == "/run/xdpong/owner",
           "the host's /run/xdpong/owner mounted at /run/xdpong/owner (ownership holds between pods)")
+    btf = mounts.get("/run/xdpong/btf")
+    check(btf is not None and not btf.get("readOnly") and
+          vols[btf["name"]].get("hostPath", {}).get("path") == "/run/xdpong/btf",
+          "the host's /run/xdpong/btf mounted at /run/xdpong/btf (a new pod reads the maps)")
     # Bidirectional needs a privileged container.
     check(bpf.get("mountPropagation") in ("HostToContainer", None),
           "bpffs mount propagation %s (Bidirectional needs privileged)" % bpf.get("mountPropagation"))
