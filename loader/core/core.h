@@ -292,6 +292,9 @@ bool feature_have(enum feature f);
  * program with BPF_F_XDP_HAS_FRAGS (Invalid argument)". "" if present.
  */
 const char *feature_why(enum feature f);
+/* Whether f's probe was refused with EPERM: not a missing feature but
+ * bpf(2) denied to this process (a capability, or a seccomp filter). */
+bool feature_denied(enum feature f);
 /* The running kernel's release, for messages ("5.10.0-46-amd64"). */
 const char *kernel_release(void);
 

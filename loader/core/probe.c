@@ -48,6 +48,7 @@ const struct feature_info feature_info[FEAT_COUNT] = {
 
 static bool probed[FEAT_COUNT], have[FEAT_COUNT];
 static char why[FEAT_COUNT][160];
+static int refused[FEAT_COUNT]; /* the errno of a refused load */
 
 #define INSN(c, d, s, o, i) \
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
@@ -66,6 +67,7 @@ static int try_load(enum feature f, const struct bpf_insn *insns, size_t n, __u3
 		return 0;
 	}
 	fd = -errno;
+	refused[f] = -fd;
 	snprintf(why[f], sizeof(why[f]), "the kernel refused a program with %s (%s)", what,
 		 strerror(-fd));
 	return fd;
@@ -184,6 +186,11 @@ bool feature_have(enum feature f)
 const char *feature_why(enum feature f)
 {
 	return feature_have(f) ? "" : why[f];
+}
+
+bool feature_denied(enum feature f)
+{
+	return !feature_have(f) && refused[f] == EPERM;
 }
 
 const char *kernel_release(void)

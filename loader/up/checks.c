@@ -5,6 +5,9 @@
  * joined, replaced (--force) or refused, the kernel and a veth peer are
  * asked what they allow. Each refusal is said, with the way out.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,10 +81,34 @@ int may_take(const struct link_info *li, const struct attachment *old, bool have
  * kernel's release and what is missing (core.h: found by trying, not
  * from the version). 0, or -1 when xdpong cannot run as asked.
  */
+/* Whether this process runs under a seccomp filter (proc(5): Seccomp 2). */
+static bool seccomp_filtered(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[128];
+	bool filtered = false;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Seccomp:", 8))
+			filtered = atoi(line + 8) == 2;
+	if (f)
+		fclose(f);
+	return filtered;
+}
+
 int kernel_check(const struct link_info *li, const struct opts *o)
 {
 	static const enum feature needed[] = { FEAT_XDP, FEAT_BTF, FEAT_RINGBUF };
 
+	/* EPERM for a program that uses nothing: refused to us, not missing. */
+	if (feature_denied(FEAT_XDP))
+		return log_error("the kernel refused bpf(2) to xdpong (%s): %s; xdpong needs "
+				 "CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN, and bpf(2) allowed "
+				 "(xdpong(8) SECURITY)",
+				 strerror(EPERM),
+				 seccomp_filtered() ? "this process runs under a seccomp filter, "
+						      "which may deny it" :
+						      "a capability is missing");
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++) {
 		enum feature f = needed[i];
 

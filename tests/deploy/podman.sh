@@ -236,6 +236,8 @@ pod_yaml manifest
 pod_play
 if pod_logged '0 of 1 interfaces attached'; then
 	xdpt_assert_match 'Operation not permitted' "$(pod_log)" "why xdpong could not load"
+	xdpt_assert_match 'runs under a seccomp filter' "$(pod_log)" \
+		"xdpong names the seccomp filter, not a missing kernel feature"
 	allowed=$(jq '[.syscalls[]
 		| select((.names | index("bpf")) and .action == "SCMP_ACT_ALLOW")
 		| .includes.caps // [] | index("CAP_BPF")] | any' \
