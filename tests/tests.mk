@@ -14,18 +14,25 @@ FUZZ_ARGS ?=
 
 TESTS_CFLAGS := $(LIB_CFLAGS) -Itests/lib
 TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
-	loader/core/core.h loader/up/up.h tests/lib/xdpong_fixture.h
+	loader/core/core.h loader/up/up.h tests/lib/xdpong_fixture.h tests/lib/stamp_reference.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
-# that load build/xdpong.skel.h, and reference.o, the oracle that judges
-# their replies (ahead of lib/, which it builds on). The rest comes from
+# that load build/xdpong.skel.h, and reference.o and stamp_reference.o,
+# the oracles that judge their echo and STAMP replies (ahead of lib/,
+# which they build on). The rest comes from
 # lib/ (lib/lib.mk).
 TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/tests/reference.o \
+	$(BUILD)/tests/stamp_reference.o \
 	$(BUILD)/loader/core/probe.o $(BUILD)/loader/up/skel.o $(BUILD)/loader/up/ratelimit.o \
 	$(XDPONG_LIB)
 
 $(BUILD)/tests/reference.o: tests/lib/reference.c tests/lib/reference.h $(LIB_HDRS) \
 		| $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/stamp_reference.o: tests/lib/stamp_reference.c tests/lib/stamp_reference.h \
+		$(LIB_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 

@@ -89,10 +89,15 @@ for mode in skb native; do
 	xdpt_assert_match "attached to $IF_RESP in $mode mode" "$XDPT_OUT" "attach message"
 	send reply
 	send reply --size 48 # RFC 8762's zero padding, returned as received
+	# RFC 8972's TLVs: every type answered as the RFC says, the DSCP and
+	# ECN sent with reported, a truncated one marked, zero padding after.
+	send reply --tlvs --tos 0x29
+	send reply --tlvs --tos 0xb8 --truncated
+	send reply --tlvs --pads 4 --size 160
 	xdpt_stats "$NS_RESP" "$IF_RESP"
 	xdpt_get r4 reply_stamp4
 	xdpt_get r6 reply_stamp6
-	xdpt_assert_eq "$((2 * N)) $((2 * N))" "$r4 $r6" "reply_stamp4 reply_stamp6 ($mode)"
+	xdpt_assert_eq "$((5 * N)) $((5 * N))" "$r4 $r6" "reply_stamp4 reply_stamp6 ($mode)"
 	xdpt_ok --ns "$NS_RESP" "$XDPONG" detach "$IF_RESP"
 done
 
@@ -107,13 +112,15 @@ xdpt_assert_eq "862 $clock" "$(jq -r '.interfaces[0].stamp | "\(.port) \(.clock)
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
 xdpt_assert_match "stamp: +UDP port 862, clock ${clock//+/\\+}" "$XDPT_OUT" "status: stamp line"
 
-xdpt_log "not reflected: wrong or offloaded checksum, short (the kernel's)"
+xdpt_log "not reflected: wrong or offloaded checksum, short, 9 TLVs (the kernel's)"
 xdpt_stats "$NS_RESP" "$IF_RESP"
 xdpt_get bad0 pass_udp_csum
 xdpt_get short0 pass_stamp_short
+xdpt_get many0 pass_stamp_many_tlvs
 xdpt_get rep0 replied
 send none --bad-csum
 send refused --size 40
+send refused --tlvs --pads 5
 # A checksum left to offload: incomplete on the wire, which the kernel
 # accepts (CHECKSUM_PARTIAL) and xdpong cannot tell from a wrong one.
 ip netns exec "$NS_PING" ethtool -K "$IF_PING" tx on >/dev/null
@@ -122,6 +129,7 @@ ip netns exec "$NS_PING" ethtool -K "$IF_PING" tx off >/dev/null
 xdpt_stats "$NS_RESP" "$IF_RESP"
 assert_moved pass_udp_csum "$bad0" $((4 * N))
 assert_moved pass_stamp_short "$short0" $((2 * N))
+assert_moved pass_stamp_many_tlvs "$many0" $((2 * N))
 assert_moved replied "$rep0" 0
 
 xdpt_log "--stamp=PORT over the running program: a takeover, counts kept"
