@@ -34,7 +34,9 @@ set -euo pipefail
 # checks for it), debhelper, dpkg-dev, and lintian to check the result;
 # systemd.pc, which debian/rules asks for the unit directory, is in the
 # systemd package on Debian 12. clang-format: tests/style checks the
-# layout against .clang-format.
+# layout against .clang-format. tshark: netns/stamp reads xdpong's STAMP
+# replies through Wireshark's TWAMP-Test dissector (Debian 12's 4.0 has
+# none for STAMP; unauthenticated STAMP is TWAMP-Test's layout).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
@@ -42,7 +44,7 @@ PACKAGES=(
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
-	clang-format
+	clang-format tshark
 	build-essential debhelper dpkg-dev lintian
 )
 

@@ -52,6 +52,33 @@ send()
 	done
 }
 
+# capture_start, capture_check N: the STAMP packets on the sender's side
+# while send runs, then N replies read through Wireshark's TWAMP-Test
+# dissector (Debian 12's tshark has none for STAMP, whose unauthenticated
+# packets are TWAMP-Test's layout), every field held to its request by
+# tests/lib/stamp_tshark.py.
+TSHARK_CHECK=$XDPT_REPO/tests/lib/stamp_tshark.py
+capture_start()
+{
+	command -v tshark >/dev/null || xdpt_fail "tshark missing (tools/deps.sh installs it)"
+	rm -f "$XDPT_TMP/stamp.pcap"
+	: >"$XDPT_TMP/tshark.err"
+	ip netns exec "$NS_PING" timeout 60 tshark -i "$IF_PING" -f "udp port 862" \
+		-c "$1" -w "$XDPT_TMP/stamp.pcap" 2>"$XDPT_TMP/tshark.err" &
+	CAPTURE_PID=$!
+	capturing() { grep -q "Capturing on" "$XDPT_TMP/tshark.err"; }
+	xdpt_wait 20 capturing || xdpt_fail "tshark did not start: $(cat "$XDPT_TMP/tshark.err")"
+}
+
+capture_check()
+{
+	wait "$CAPTURE_PID" || xdpt_fail "tshark capture: $(cat "$XDPT_TMP/tshark.err")"
+	xdpt_run /usr/bin/python3 "$TSHARK_CHECK" "$XDPT_TMP/stamp.pcap" "$RESP4" "$RESP6" \
+		--replies "$1"
+	[ "$XDPT_RC" = 0 ] || xdpt_fail "the replies through tshark: $XDPT_OUT $XDPT_ERR"
+	xdpt_log "$(grep -c 'ok (twamp.test)' <<<"$XDPT_OUT") replies read right as TWAMP-Test"
+}
+
 # assert_moved NAME BEFORE BY: counter NAME of XDPT_STATS is BEFORE + BY.
 assert_moved()
 {
@@ -87,7 +114,14 @@ for mode in skb native; do
 	xdpt_log "$mode mode, --stamp: every field of every reply"
 	xdpt_attach "$NS_RESP" "$IF_RESP" --mode "$mode" --stamp
 	xdpt_assert_match "attached to $IF_RESP in $mode mode" "$XDPT_OUT" "attach message"
-	send reply
+	# requests and replies, IPv4 and IPv6; the mode does not matter to it
+	if [ "$mode" = skb ]; then
+		capture_start $((4 * N))
+		send reply
+		capture_check $((2 * N))
+	else
+		send reply
+	fi
 	send reply --size 48 # RFC 8762's zero padding, returned as received
 	# RFC 8972's TLVs: every type answered as the RFC says, the DSCP and
 	# ECN sent with reported, a truncated one marked, zero padding after.
