@@ -103,6 +103,14 @@ $(BUILD)/tests/chain_tail.bpf.o: tests/netns/chain_tail.bpf.c vmlinux/vmlinux.h 
 
 TEST_BINS += $(BUILD)/tests/chain_tail.bpf.o
 
+# Whether XDP may read CLOCK_TAI, asked of the kernel by bpftool
+# (tests/netns/stamp.sh), apart from xdpong's own probe.
+$(BUILD)/tests/tai_probe.bpf.o: tests/netns/tai_probe.bpf.c vmlinux/vmlinux.h | $(BUILD)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+TEST_BINS += $(BUILD)/tests/tai_probe.bpf.o
+
 # loader/up/chain.c where no dispatcher is needed: linked with the loader's
 # objects, its main() left out.
 $(BUILD)/tests/test_chain.o: tests/unit/test_chain.c $(LOADER_HDRS) | $(BUILD)/tests

@@ -139,8 +139,19 @@ xdpt_log "status: the port and the clock the kernel gives"
 xdpt_attach "$NS_RESP" "$IF_RESP" --mode skb --stamp
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
 st=$XDPT_OUT
+# The clock as the kernel says, asked apart from xdpong: does the verifier
+# let an XDP program call bpf_ktime_get_tai_ns (Linux 6.1 and later)?
 clock=monotonic+offset
-[ "$(jq -r '.kernel.features.tai_clock.available' <<<"$st")" = true ] && clock=tai
+pin=/sys/fs/bpf/xdpt_tai_probe_$$
+if bpftool prog load "$XDPT_REPO/build/tests/tai_probe.bpf.o" "$pin" type xdp 2>/dev/null; then
+	clock=tai
+	rm -f "$pin"
+fi
+xdpt_log "the kernel's verifier says: $clock"
+tai=false
+[ "$clock" = tai ] && tai=true
+xdpt_assert_eq "$tai" "$(jq -r '.kernel.features.tai_clock.available' <<<"$st")" \
+	"status --json: tai_clock feature"
 xdpt_assert_eq "862 $clock" "$(jq -r '.interfaces[0].stamp | "\(.port) \(.clock)"' <<<"$st")" \
 	"status --json: stamp port and clock"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
