@@ -10,13 +10,12 @@
  * The same four steps as echo, on the same IP checks (echo.h's), each
  * returning a reason or XP_GO_ON: the headers; whom it is for (our
  * address, the port, a base STAMP packet); the checks an answer needs
- * (the source, the IP and UDP checksums); the reply, in place. A datagram
- * with bytes after the 44-byte base packet is passed (pass_stamp_tlv):
- * RFC 8972 4 makes them TLVs, which a reflector "MUST process in the
- * order of their appearance", clearing the U flag of those it knows and
- * setting the M flag of a malformed one; returning them unread would
- * break both rules. That walk is not written yet; the kernel, and a
- * user-space reflector if one listens, decide meanwhile.
+ * (the source, the IP and UDP checksums); the reply, in place.
+ *
+ * After the 44-byte base packet, RFC 8972 4 puts TLVs, which a reflector
+ * processes in order: xdpong_stamp_tlvs walks at most XDPONG_STAMP_MAX_TLVS
+ * of them, once to count them (more: passed, pass_stamp_many_tlvs, the
+ * packet unchanged) and once, in the reply, to answer them.
  */
 #ifndef XDPONG_BPF_STAMP_H
 #define XDPONG_BPF_STAMP_H
@@ -41,6 +40,23 @@
 #define XP_STAMP_S_ERR 36         /* Session-Sender Error Estimate, then 2 MBZ */
 #define XP_STAMP_S_TTL 40         /* Ses-Sender TTL, then 3 MBZ */
 #define XP_NTP_UNIX 2208988800ULL /* seconds from 1900 (NTP's era 0) to 1970 */
+/* RFC 8972 4: a TLV is a flags octet, a type octet and a 16-bit length of
+ * the value that follows. Flags (5.3): U, the reflector did not recognise
+ * the type (the sender sets it); M, the TLV is malformed. */
+#define XP_TLV_HDR 4
+#define XP_TLV_U 0x80
+#define XP_TLV_M 0x40
+/* Types (RFC 8972 5.2) the reflector recognises, and their values. */
+#define XP_TLV_PADDING 1  /* Extra Padding (4.1): returned as received */
+#define XP_TLV_TSINFO 3   /* Timestamp Information (4.3): 4 octets */
+#define XP_TLV_COS 4      /* Class of Service (4.4): 4 octets */
+#define XP_TLV_INFO_LEN 4 /* the value of both of the last two */
+/* Timestamp Information's codes (RFC 8972 5.4, 5.5): T2 and T3 come from
+ * the kernel's clock, read in software; disciplined (NTP, as adjtimex
+ * says, through the Error Estimate's S bit) or free-running. */
+#define XP_SYNC_NTP 1
+#define XP_SYNC_FREE_RUNNING 5
+#define XP_TS_SW_LOCAL 2
 /*
  * The Error Estimate before the loader has written one (RFC 4656 4.1.2):
  * not synchronised (S 0), NTP format (Z 0), scale 32 and multiplier 1,
@@ -51,9 +67,13 @@
 /* What the steps learn of a STAMP test packet, beside struct v4_req. */
 struct stamp_req {
 	__u64 t2; /* T2, UTC ns: read once the datagram is known to be STAMP's */
+	struct xdp_md *ctx;
 	struct udphdr *udp;
-	void *stamp; /* the base packet, XP_STAMP_LEN bytes, in the first buffer */
-	__u8 rx_ttl; /* the TTL or hop limit it came with (byte 40 of the reply) */
+	void *stamp;   /* the base packet, XP_STAMP_LEN bytes, in the first buffer */
+	__u32 tlv_off; /* the bytes after it (TLVs): their offset in the frame, */
+	__u32 tlv_len; /* and their length, 0 if none; all in the first buffer */
+	__u8 rx_ttl;   /* the TTL or hop limit it came with (byte 40 of the reply) */
+	__u8 rx_tc;    /* the TOS or traffic class it came with (DSCP and ECN) */
 };
 
 /* UTC in ns from the clock cfg_stamp_clock names (frozen rodata: the
@@ -84,12 +104,144 @@ static __always_inline __u64 sum64(__u64 v)
 	return (v & 0xffffffff) + (v >> 32);
 }
 
+/*
+ * A byte of the TLVs set to v, its change added to the checksum's sums
+ * (RFC 1624, summed): in RFC 1071's sum a byte is the word (v, 0) at an
+ * even offset of the datagram, (0, v) at an odd one. The TLVs start at
+ * an even offset (8 + 44), so odd is the offset's parity among them.
+ */
+static __always_inline void tlv_set(__u8 *b, __u8 v, __u32 odd, __u64 *gone, __u64 *came)
+{
+	*gone += bpf_htons(odd ? *b : (__u16)(*b << 8));
+	*came += bpf_htons(odd ? v : (__u16)(v << 8));
+	*b = v;
+}
+
+/* xdpong_stamp_tlvs: how (the received TOS or traffic class in the low
+ * byte), and what it returns besides the checksum's change. */
+#define XP_TLVS_WRITE 0x100
+#define XP_TLVS_MANY (-1)    /* more than XDPONG_STAMP_MAX_TLVS */
+#define XP_TLVS_CUT (-2)     /* not all in the first buffer (never: checked) */
+#define XP_TLVS_DSCP 0x10000 /* a Class of Service TLV asks for DSCP1 (<< 17) */
+
+/*
+ * The values the reflector fills in, for the TLV at p of a type it
+ * recognises, with a value of XP_TLV_INFO_LEN bytes (odd: the parity of
+ * its offset): Timestamp Information (RFC 8972 4.3) says how T2 and T3
+ * were taken, both the same way; Class of Service (4.4) keeps DSCP1,
+ * reports the DSCP and ECN the request came with (DSCP2, ECN), and RP 0:
+ * the reply is sent with DSCP1, which xdpong always permits. Reserved is
+ * zeroed (sent by the reflector). Returns XP_TLVS_DSCP | DSCP1 << 17 for
+ * Class of Service, else 0.
+ */
+static __always_inline __u32 tlv_fill(__u8 *p, __u8 type, __u32 odd, __u8 tc, __u64 *gone,
+				      __u64 *came)
+{
+	__u8 *v = p + XP_TLV_HDR, sync;
+	__u32 dscp1;
+
+	if (type == XP_TLV_TSINFO) {
+		sync = stamp_errest & 0x8000 ? XP_SYNC_NTP : XP_SYNC_FREE_RUNNING;
+		tlv_set(v, sync, odd, gone, came);
+		tlv_set(v + 1, XP_TS_SW_LOCAL, !odd, gone, came);
+		tlv_set(v + 2, sync, odd, gone, came);
+		tlv_set(v + 3, XP_TS_SW_LOCAL, !odd, gone, came);
+		return 0;
+	}
+	/* DSCP1 (6 bits), DSCP2 (6), ECN (2), RP (2), Reserved (16) */
+	dscp1 = v[0] >> 2;
+	tlv_set(v, (v[0] & 0xfc) | (tc >> 6), odd, gone, came);
+	tlv_set(v + 1, (((tc >> 2) & 0xf) << 4) | ((tc & 3) << 2), !odd, gone, came);
+	tlv_set(v + 2, 0, odd, gone, came);
+	tlv_set(v + 3, 0, !odd, gone, came);
+	return XP_TLVS_DSCP | dscp1 << 17;
+}
+
+/*
+ * The TLVs after the base packet (RFC 8972 4), len bytes at offset off of
+ * the frame, walked in order. Where a TLV would start, a flags octet
+ * without U ends them: RFC 8972 has the sender set U on every TLV, so
+ * such bytes are not TLVs but RFC 8762's padding (zeros, as a base
+ * sender sends it), returned as received with all after them. A TLV
+ * whose value runs past the datagram, or whose header does not fit, is
+ * malformed: M set, and the walk stops. Otherwise a type the reflector
+ * recognises has U cleared (and M, which only the reflector sets): Extra
+ * Padding as received, Timestamp Information and Class of Service filled
+ * in (tlv_fill), or M set if their length is not 4; any other type is
+ * returned as received, U set.
+ *
+ * Without XP_TLVS_WRITE in how, it only counts: 0, or XP_TLVS_MANY where
+ * a TLV starts after XDPONG_STAMP_MAX_TLVS of them (then passed, the
+ * packet unchanged). With it, the reply's TLVs are written and it returns
+ * the checksum's change (the 16-bit one's complement sum of the new
+ * words less the old, to add) with the last Class of Service TLV's
+ * XP_TLVS_DSCP bits (tlv_fill). A global function: verified once, on its
+ * own, whichever path calls it.
+ */
+__noinline __s64 xdpong_stamp_tlvs(struct xdp_md *ctx, __u32 off, __u32 len, __u32 how)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u64 gone = 0, came = 0;
+	__u32 at = 0, answer = 0;
+	void *tlvs;
+
+	if (off > 256 || len > XDPONG_STAMP_MAX_TLV_BYTES)
+		return XP_TLVS_CUT;
+	tlvs = data + off;
+	for (int i = 0; i <= XDPONG_STAMP_MAX_TLVS; i++) {
+		__u8 *p, flags, type, now;
+		__u32 vlen, cos = 0;
+
+		if (at >= len)
+			break;
+		p = tlvs + (at & 0x3fff); /* the same: at < len, at most 9216 */
+		if ((void *)(p + 1) > end)
+			return XP_TLVS_CUT;
+		flags = *p;
+		if (!(flags & XP_TLV_U))
+			break;
+		if (i == XDPONG_STAMP_MAX_TLVS)
+			return XP_TLVS_MANY;
+		vlen = 0xffff; /* a header that does not fit: malformed */
+		if (len - at >= XP_TLV_HDR) {
+			if ((void *)(p + XP_TLV_HDR) > end)
+				return XP_TLVS_CUT;
+			vlen = bpf_ntohs(ld16(p + 2));
+		}
+		if (vlen > len - at - XP_TLV_HDR || len - at < XP_TLV_HDR) {
+			if (how & XP_TLVS_WRITE)
+				tlv_set(p, flags | XP_TLV_M, at & 1, &gone, &came);
+			break;
+		}
+		type = p[1];
+		now = flags & ~(XP_TLV_U | XP_TLV_M);
+		if (type == XP_TLV_TSINFO || type == XP_TLV_COS) {
+			if (vlen != XP_TLV_INFO_LEN)
+				now |= XP_TLV_M;
+			else if ((void *)(p + XP_TLV_HDR + XP_TLV_INFO_LEN) > end)
+				return XP_TLVS_CUT;
+			else if (how & XP_TLVS_WRITE)
+				cos = tlv_fill(p, type, at & 1, how & 0xff, &gone, &came);
+			answer = cos ? cos : answer;
+		} else if (type != XP_TLV_PADDING) {
+			now = flags;
+		}
+		if ((how & XP_TLVS_WRITE) && now != flags)
+			tlv_set(p, now, at & 1, &gone, &came);
+		at += XP_TLV_HDR + vlen;
+	}
+	if (!(how & XP_TLVS_WRITE))
+		return 0;
+	return answer | csum_fold(came + (__u16)~csum_fold(gone));
+}
+
 /* 2. Whom it is for, after the IP checks: the port, then the lengths. */
 static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_req *s, void *udp,
-				       __u32 ip_payload)
+				       __u32 udp_off, __u32 ip_payload)
 {
 	struct udphdr *uh = udp;
-	__u32 ulen;
+	__u32 ulen, tlv_len;
+	__s64 walk;
 
 	if (ip_payload < sizeof(*uh))
 		return REASON(drop_bad_length);
@@ -110,12 +262,24 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
 		return REASON(pass_udp_len);
 	if (ulen < sizeof(*uh) + XP_STAMP_LEN)
 		return REASON(pass_stamp_short);
-	if (ulen > sizeof(*uh) + XP_STAMP_LEN)
-		return REASON(pass_stamp_tlv);
-	if ((void *)(uh + 1) + XP_STAMP_LEN > f->end)
+	tlv_len = ulen - sizeof(*uh) - XP_STAMP_LEN;
+	if (tlv_len > XDPONG_STAMP_MAX_TLV_BYTES)
+		return REASON(pass_too_big);
+	/* All of it in the first buffer, the TLVs too (a multi-buffer frame
+	 * that splits them off is the kernel's): the base packet's bound for
+	 * the verifier, which learns nothing of it from the second. */
+	if ((void *)(uh + 1) + XP_STAMP_LEN > f->end ||
+	    (void *)(uh + 1) + XP_STAMP_LEN + tlv_len > f->end)
 		return REASON(pass_split_headers);
+	s->ctx = f->ctx;
 	s->udp = uh;
 	s->stamp = uh + 1;
+	s->tlv_len = tlv_len;
+	s->tlv_off = udp_off + sizeof(*uh) + XP_STAMP_LEN;
+	walk = tlv_len ? xdpong_stamp_tlvs(f->ctx, s->tlv_off, tlv_len, 0) : 0;
+	if (walk < 0)
+		return walk == XP_TLVS_MANY ? REASON(pass_stamp_many_tlvs) :
+					      REASON(pass_split_headers);
 	return XP_GO_ON;
 }
 
@@ -124,12 +288,44 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
  * does not verify is passed, not dropped: a sender that left it to
  * offload (a veth peer, a local container, generic XDP) sends only the
  * pseudo-header's part, and the kernel, which knows that from the skb
- * (CHECKSUM_PARTIAL), accepts it; a wrong one it drops itself.
+ * (CHECKSUM_PARTIAL), accepts it; a wrong one it drops itself. The TLVs
+ * after the base packet are summed by frame.h's xdpong_sum_bytes.
  */
-static __always_inline bool stamp_udp_csum_ok(const struct stamp_req *s, __u64 psum)
+static __always_inline __u32 stamp_udp_csum(struct xdp_md *ctx, const struct stamp_req *s,
+					    __u64 psum)
 {
+	__s64 tlvs = 0;
+
 	_Static_assert((sizeof(struct udphdr) + XP_STAMP_LEN) % 4 == 0, "sum_words");
-	return csum_ok(psum + sum_words(s->udp, sizeof(struct udphdr) + XP_STAMP_LEN));
+	if (s->tlv_len) {
+		tlvs = xdpong_sum_bytes(ctx, s->tlv_off, s->tlv_len);
+		if (tlvs < 0)
+			return REASON(pass_too_big);
+	}
+	if (!csum_ok(psum + tlvs + sum_words(s->udp, sizeof(struct udphdr) + XP_STAMP_LEN)))
+		return REASON(pass_udp_csum);
+	return XP_GO_ON;
+}
+
+/* The reply's DSCP set to dscp (a Class of Service TLV's DSCP1), its ECN
+ * kept: IPv4's TOS (the header checksum patched), IPv6's traffic class
+ * (4 bits in each of the header's first two octets). */
+static __always_inline void stamp_set_dscp(void *l3, bool v6, __u8 dscp)
+{
+	__u16 old = ld16(l3), new;
+	__u8 b[2];
+
+	__builtin_memcpy(b, &old, 2);
+	if (v6) {
+		b[0] = (b[0] & 0xf0) | (dscp >> 2);
+		b[1] = (b[1] & 0x3f) | ((dscp & 3) << 6);
+	} else {
+		b[1] = (dscp << 2) | (b[1] & 3);
+	}
+	__builtin_memcpy(&new, b, 2);
+	st16(l3, new);
+	if (!v6)
+		((struct iphdr *)l3)->check = csum_replace16(((struct iphdr *)l3)->check, old, new);
 }
 
 /*
@@ -139,9 +335,11 @@ static __always_inline bool stamp_udp_csum_ok(const struct stamp_req *s, __u64 p
  * Timestamp and Error Estimate move to 24..37, where they add what they
  * took from 0..13 (the Sequence Number stays at 0 too: stateless mode);
  * what the sender had at 16..43 (MBZ) goes; T2, T3, the Error Estimate
- * and the TTL come. T3 is read last, after everything else is written.
+ * and the TTL come; then the TLVs' answers (xdpong_stamp_tlvs), whose
+ * change to the checksum it returns. T3 is read last, after everything
+ * else is written.
  */
-static __always_inline void stamp_reflect(struct stamp_req *s)
+static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6)
 {
 	void *p = s->stamp;
 	__u64 gone = sum_words(p + XP_STAMP_RX_TS, XP_STAMP_LEN - XP_STAMP_RX_TS);
@@ -160,6 +358,16 @@ static __always_inline void stamp_reflect(struct stamp_req *s)
 	st32(p + XP_STAMP_S_TTL, ttl_word);
 	st16(p + XP_STAMP_ERR, my_err);
 	came = seq + sum64(t2_ntp) + my_err + ttl_word;
+	if (s->tlv_len) {
+		__s64 a =
+			xdpong_stamp_tlvs(s->ctx, s->tlv_off, s->tlv_len, XP_TLVS_WRITE | s->rx_tc);
+
+		if (a > 0) { /* never negative here: the count went through */
+			came += (__u16)a;
+			if (a & XP_TLVS_DSCP)
+				stamp_set_dscp(l3, v6, (a >> 17) & 0x3f);
+		}
+	}
 	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending). */
 	t3_ntp = ntp64(stamp_clock_ns());
 	st64(p + XP_STAMP_TS, t3_ntp);
@@ -197,13 +405,15 @@ static __always_inline __u32 stamp_answer(struct stamp_req *s, void *l3, bool v6
 		return why;
 	if (v6) {
 		s->rx_ttl = ip6->hop_limit;
+		s->rx_tc = (ip6->priority << 4) | (ip6->flow_lbl[0] >> 4);
 		ipv6_turn_around(ip6);
 	} else {
 		s->rx_ttl = ip->ttl;
+		s->rx_tc = ip->tos;
 		ipv4_turn_around(ip);
 	}
 	udp_swap_ports(s->udp);
-	stamp_reflect(s);
+	stamp_reflect(s, l3, v6);
 	return v6 ? REASON(reply_stamp6) : REASON(reply_stamp4);
 }
 
@@ -238,7 +448,7 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	/* 2. Whom it is for. */
 	if (!ipv4_dst_ours(&q, &why))
 		return why;
-	why = stamp_udp(f, &s, ip + 1, q.icmp_len);
+	why = stamp_udp(f, &s, ip + 1, f->l3_off + sizeof(*ip), q.icmp_len);
 	if (why != XP_GO_ON)
 		return why;
 	/* 3. The source and the checksums; a zero UDP checksum is none
@@ -246,10 +456,13 @@ static __always_inline __u32 stamp_ipv4(const struct l3_frame *f)
 	if (!ipv4_header_csum(&q, &why) || !ipv4_src_valid(&q, ((__u8 *)&ip->saddr)[0], &why) ||
 	    !ipv4_src_not_own(&q, &why))
 		return why;
-	if (s.udp->check &&
-	    !stamp_udp_csum_ok(&s, sum_words(&ip->saddr, 8) +
-					   bpf_htonl((XP_PROTO_UDP << 16) | (q.icmp_len & 0xffff))))
-		return REASON(pass_udp_csum);
+	if (s.udp->check) {
+		why = stamp_udp_csum(f->ctx, &s,
+				     sum_words(&ip->saddr, 8) + bpf_htonl((XP_PROTO_UDP << 16) |
+									  (q.icmp_len & 0xffff)));
+		if (why != XP_GO_ON)
+			return why;
+	}
 	return stamp_answer(&s, ip, false);
 }
 
@@ -271,7 +484,7 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 	/* 2. Whom it is for. */
 	if (!addr6_is_local(&ip6->daddr))
 		return REASON(pass_dst_not_local);
-	why = stamp_udp(f, &s, ip6 + 1, q.plen);
+	why = stamp_udp(f, &s, ip6 + 1, f->l3_off + sizeof(*ip6), q.plen);
 	if (why != XP_GO_ON)
 		return why;
 	/* 3. The source and the checksum. RFC 8200 8.1 makes it mandatory;
@@ -281,9 +494,11 @@ static __always_inline __u32 stamp_ipv6(const struct l3_frame *f)
 		return REASON(drop_martian_src);
 	if (!s.udp->check)
 		return REASON(pass_udp6_no_csum);
-	if (!stamp_udp_csum_ok(&s, sum_words(&ip6->saddr, 32) + bpf_htonl(q.plen) +
-					   bpf_htonl(XP_PROTO_UDP)))
-		return REASON(pass_udp_csum);
+	why = stamp_udp_csum(f->ctx, &s,
+			     sum_words(&ip6->saddr, 32) + bpf_htonl(q.plen) +
+				     bpf_htonl(XP_PROTO_UDP));
+	if (why != XP_GO_ON)
+		return why;
 	return stamp_answer(&s, ip6, true);
 }
 

@@ -38,10 +38,10 @@ enum xdpong_outcome {
 	X(pass_dst_not_local, PASSED, "destination is not an address we answer for") \
 	X(pass_not_echo, PASSED, "ICMP message other than echo request")             \
 	X(pass_src_reserved, PASSED, "IPv4 source in 240.0.0.0/4: kernel decides")   \
-	X(pass_too_big, PASSED, "ICMP message longer than the program verifies")     \
+	X(pass_too_big, PASSED, "ICMP/STAMP message longer than the program sums")   \
 	X(pass_split_headers, PASSED, "headers continue past the first buffer")      \
 	X(pass_stamp_short, PASSED, "under 44 bytes of STAMP to the STAMP port")     \
-	X(pass_stamp_tlv, PASSED, "STAMP packet with TLVs after the base packet")    \
+	X(pass_stamp_many_tlvs, PASSED, "more STAMP TLVs than the program walks")    \
 	X(pass_udp_len, PASSED, "UDP length below the IP payload's")                 \
 	X(pass_udp6_no_csum, PASSED, "UDP over IPv6 with a zero checksum")           \
 	X(pass_udp_csum, PASSED, "UDP checksum does not verify (STAMP)")             \
@@ -150,6 +150,10 @@ static inline __attribute__((always_inline)) int xdpong_ipv6_ext_header(__u8 nex
  * UTC in nanoseconds since 1970.
  */
 #define XDPONG_STAMP_PORT 862
+/* RFC 8972 TLVs after the base packet: the most the program walks (more:
+ * pass_stamp_many_tlvs), and the longest TLV area it sums. */
+#define XDPONG_STAMP_MAX_TLVS 8
+#define XDPONG_STAMP_MAX_TLV_BYTES 9216
 enum xdpong_stamp_clock {
 	XDPONG_STAMP_CLOCK_MONO = 0, /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	XDPONG_STAMP_CLOCK_TAI = 1,  /* bpf_ktime_get_tai_ns(): CLOCK_TAI (6.1) */

@@ -14,18 +14,25 @@ FUZZ_ARGS ?=
 
 TESTS_CFLAGS := $(LIB_CFLAGS) -Itests/lib
 TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
-	loader/core/core.h loader/up/up.h tests/lib/xdpong_fixture.h
+	loader/core/core.h loader/up/up.h tests/lib/xdpong_fixture.h tests/lib/stamp_reference.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs
-# that load build/xdpong.skel.h, and reference.o, the oracle that judges
-# their replies (ahead of lib/, which it builds on). The rest comes from
+# that load build/xdpong.skel.h, and reference.o and stamp_reference.o,
+# the oracles that judge their echo and STAMP replies (ahead of lib/,
+# which they build on). The rest comes from
 # lib/ (lib/lib.mk).
 TESTS_LIB := $(BUILD)/tests/xdpong_fixture.o $(BUILD)/tests/reference.o \
+	$(BUILD)/tests/stamp_reference.o \
 	$(BUILD)/loader/core/probe.o $(BUILD)/loader/up/skel.o $(BUILD)/loader/up/ratelimit.o \
 	$(XDPONG_LIB)
 
 $(BUILD)/tests/reference.o: tests/lib/reference.c tests/lib/reference.h $(LIB_HDRS) \
 		| $(BUILD)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/stamp_reference.o: tests/lib/stamp_reference.c tests/lib/stamp_reference.h \
+		$(LIB_HDRS) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(TESTS_CFLAGS) -c $< -o $@
 
@@ -95,6 +102,14 @@ $(BUILD)/tests/chain_tail.bpf.o: tests/netns/chain_tail.bpf.c vmlinux/vmlinux.h 
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 TEST_BINS += $(BUILD)/tests/chain_tail.bpf.o
+
+# Whether XDP may read CLOCK_TAI, asked of the kernel by bpftool
+# (tests/netns/stamp.sh), apart from xdpong's own probe.
+$(BUILD)/tests/tai_probe.bpf.o: tests/netns/tai_probe.bpf.c vmlinux/vmlinux.h | $(BUILD)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+TEST_BINS += $(BUILD)/tests/tai_probe.bpf.o
 
 # loader/up/chain.c where no dispatcher is needed: linked with the loader's
 # objects, its main() left out.

@@ -34,11 +34,14 @@ set -euo pipefail
 # checks for it), debhelper, dpkg-dev, and lintian to check the result;
 # systemd.pc, which debian/rules asks for the unit directory, is in the
 # systemd package on Debian 12. clang-format: tests/style checks the
-# layout against .clang-format. prometheus: see NO_RECOMMENDS. The
-# DaemonSet's pod (tests/deploy/podman.sh): podman (`kube play`), runc (the
-# runtime it runs on: crun cannot set the rlimits this sandbox allows),
-# python3-yaml (the manifest read), and busybox-static (its wget stands in
-# for the curl podman's httpGet probes run inside the container).
+# layout against .clang-format. tshark: netns/stamp reads xdpong's STAMP
+# replies through Wireshark's TWAMP-Test dissector (Debian 12's 4.0 has
+# none for STAMP; unauthenticated STAMP is TWAMP-Test's layout).
+# prometheus: see NO_RECOMMENDS. The DaemonSet's pod
+# (tests/deploy/podman.sh): podman (`kube play`), runc (the runtime it runs
+# on: crun cannot set the rlimits this sandbox allows), python3-yaml (the
+# manifest read), and busybox-static (its wget stands in for the curl
+# podman's httpGet probes run inside the container).
 PACKAGES=(
 	make gcc libc6-dev clang llvm pkg-config
 	libbpf-dev libxdp-dev libelf-dev zlib1g-dev libjson-c-dev libsystemd-dev
@@ -46,7 +49,7 @@ PACKAGES=(
 	bpftool iproute2 iputils-ping ethtool jq
 	util-linux coreutils procps strace libclang-rt-dev
 	python3-prometheus-client man-db groff-base bash-completion iperf3 xdp-tools
-	clang-format
+	clang-format tshark
 	build-essential debhelper dpkg-dev lintian
 	prometheus
 	podman runc python3-yaml busybox-static

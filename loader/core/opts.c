@@ -502,8 +502,11 @@ static void print_opt(FILE *f, const struct opt_def *d)
 		n = snprintf(head, sizeof(head), "-%c, --%s", d->short_name, d->name);
 	else
 		n = snprintf(head, sizeof(head), "    --%s", d->name);
+	/* An optional value is written on: "--stamp[=PORT]" (getopt takes
+	 * it only after "=", never as the next word). */
 	if (d->metavar)
-		snprintf(head + n, sizeof(head) - n, " %s", d->metavar);
+		snprintf(head + n, sizeof(head) - n, "%s%s", d->arg == ARG_OPTPORT ? "" : " ",
+			 d->metavar);
 	/* Help in a column of its own; a long head gets a line to itself. */
 	if (strlen(head) < 25)
 		fprintf(f, "  %-25s", head);

@@ -100,8 +100,9 @@ for cmd in "${CMDS[@]}"; do
 	xdpt_rc 0 "$XDPONG" "$cmd" --help
 	listed=$(printf '%s\n' "$XDPT_OUT" |
 		awk '/^Options:$/ { inside = 1; next } inside && /^$/ { exit }
-		     inside { for (i = 1; i <= NF; i++) if ($i ~ /^--[a-z-]+,?$/) {
-				sub(/,$/, "", $i); print $i } }' |
+		     inside { for (i = 1; i <= NF; i++) {
+				sub(/\[=[A-Z]+\]$/, "", $i) # an optional value: --stamp[=PORT]
+				if ($i ~ /^--[a-z-]+,?$/) { sub(/,$/, "", $i); print $i } } }' |
 		sort -u)
 	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" \
 		"$(printf '%s\n' "$listed" | tr '\n' ' ')" \
@@ -120,6 +121,7 @@ MAN_OPTS=$(awk '
 		n = split(prev, w, / +/)
 		for (i = 1; i <= n; i++) {
 			gsub(/[*,]/, "", w[i])
+			sub(/\\$/, "", w[i]) # "**--stamp**\ [**=**\ *port*]"
 			if (w[i] ~ /^--[a-z][a-z-]*$/) print heading "\t" w[i]
 		}
 	}

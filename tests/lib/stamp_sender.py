@@ -6,8 +6,8 @@ Written from the RFCs' text for the tests, sharing nothing with the
 program under test. Run inside the sender's network namespace:
 
     stamp_sender.py DST [--port 862] [--family 4|6] [--count N] [--ttl T]
-                    [--size BYTES] [--bad-csum] [--expect reply|none|refused]
-                    [--no-s]
+                    [--size BYTES] [--tlvs [--truncated] [--pads N]] [--tos TOS]
+                    [--bad-csum] [--expect reply|none|refused] [--no-s]
 
 Each test packet is the unauthenticated Session-Sender packet of RFC 8762
 4.2.1 with RFC 8972 3's SSID: Sequence Number, Timestamp (T1, NTP 64-bit),
@@ -32,6 +32,21 @@ packet of RFC 8762 4.3.1 (RFC 8972 3), stateless mode:
   A reply with a wrong UDP checksum never reaches the socket: it fails as
   a missing reply. (The sender's interface must compute its checksums:
   one left to offload is incomplete on the wire and not reflected.)
+With --tlvs, RFC 8972 4's TLVs follow the base packet, U set on each:
+Extra Padding (random bytes), Timestamp Information, Class of Service
+(DSCP1 = 46) and Location (a type the reflector need not know), then
+--size's zero padding if any. The reply's TLVs must be:
+  - Extra Padding as sent, U cleared; Location as sent, U still set;
+  - Timestamp Information with U cleared and the reflector's clock: sync
+    source NTP (1) exactly when its Error Estimate has S, else local
+    free-running (5), software local timestamps (2) in and out;
+  - Class of Service with U cleared, DSCP1 kept, DSCP2 and ECN what the
+    request was sent with (--tos: TOS or traffic class), RP 0, and the
+    reply's own DSCP DSCP1 (its ECN as sent), read from the socket;
+  - M clear on every one, and every other byte as sent.
+--truncated: the last TLV's length runs 4 bytes past the packet; the
+reply must have M set on it (U as sent), the walk stopped there.
+--pads N: N more Extra Padding TLVs (one random byte each) first.
 --expect none: no reply within a second of each request.
 --expect refused: the kernel's answer when nothing listens, ICMP port
 unreachable (the connected socket's ECONNREFUSED).
@@ -54,6 +69,14 @@ TIME_ERROR = 5  # adjtimex(2): the clock is not synchronised
 STA_UNSYNC = 0x0040
 SENDER_ERR = 0x0102  # an Error Estimate the reflector must copy as sent
 IP_RECVTTL = getattr(socket, "IP_RECVTTL", 12)  # Linux's, where Python lacks the name
+IP_RECVTOS = getattr(socket, "IP_RECVTOS", 13)
+IPV6_RECVTCLASS = getattr(socket, "IPV6_RECVTCLASS", 66)
+IPV6_TCLASS = getattr(socket, "IPV6_TCLASS", 67)
+# RFC 8972 4 and 5: TLV flags, types, synchronisation sources, methods.
+TLV_U, TLV_M = 0x80, 0x40
+EXTRA_PADDING, LOCATION, TIMESTAMP_INFO, CLASS_OF_SERVICE = 1, 2, 3, 4
+SYNC_NTP, SYNC_FREE_RUNNING, TS_SW_LOCAL = 1, 5, 2
+DSCP1 = 46  # what the Class of Service TLV asks the reflector to send with
 
 
 def ntp(t):
@@ -103,16 +126,75 @@ def udp_datagram(fam, src, dst, sport, dport, payload, bad):
     return struct.pack("!HHHH", sport, dport, length, c) + payload
 
 
-def request(seq, ssid, size):
-    """RFC 8762 4.2.1 (RFC 8972 3: SSID in octets 14-15), T1 now."""
+def tlv(kind, value, flags=TLV_U):
+    """RFC 8972 4: flags, type, the value's length, the value."""
+    return struct.pack("!BBH", flags, kind, len(value)) + value
+
+
+def tlvs(truncated, pads):
+    """The TLVs --tlvs sends; with truncated, the last one's length runs
+    4 bytes past the packet."""
+    out = b"".join(tlv(EXTRA_PADDING, random.randbytes(1)) for _ in range(pads))
+    out += (tlv(EXTRA_PADDING, random.randbytes(7)) + tlv(TIMESTAMP_INFO, bytes(4)) +
+           tlv(CLASS_OF_SERVICE, struct.pack("!HH", DSCP1 << 10, 0)) +
+           tlv(LOCATION, random.randbytes(12)))
+    if truncated:
+        out += struct.pack("!BBH", TLV_U, LOCATION, 8) + bytes(4)
+    return out
+
+
+def request(seq, ssid, size, extra):
+    """RFC 8762 4.2.1 (RFC 8972 3: SSID in octets 14-15), T1 now, then
+    extra (TLVs), then zero padding up to size."""
     t1 = time.time()
     head = struct.pack("!IQHH", seq, ntp(t1), SENDER_ERR, ssid)
-    return head + bytes(size - len(head)), t1
+    if extra:
+        head += bytes(BASE - len(head)) + extra
+    return head + bytes(max(size - len(head), 0)), t1
 
 
-def check_reply(r, req, t1, t4, ttl, hops, synced):
+def check_tlvs(r, req, a, rx_tos, synced):
+    """The reply's TLVs against the request's (RFC 8972 4, 4.3, 4.4)."""
+    bad, at, seen = [], BASE, []
+    sync, tos = SYNC_NTP if synced else SYNC_FREE_RUNNING, a.tos
+    while at < len(req) and req[at] & TLV_U:
+        flags, kind, vlen = struct.unpack_from("!BBH", req, at)
+        rflags, rkind, rvlen = struct.unpack_from("!BBH", r, at)
+        v, rv = req[at + 4:at + 4 + vlen], r[at + 4:at + 4 + vlen]
+        if (rkind, rvlen) != (kind, vlen):
+            return bad + ["TLV at %d: type/length %d/%d, sent %d/%d" %
+                          (at, rkind, rvlen, kind, vlen)]
+        if at + 4 + vlen > len(req):
+            if rflags != flags | TLV_M or r[at + 4:] != req[at + 4:]:
+                bad.append("TLV past the packet: flags %#x, or its bytes changed" % rflags)
+            seen.append("M")
+            at = len(req)
+            break
+        want = {EXTRA_PADDING: v, TIMESTAMP_INFO: bytes((sync, TS_SW_LOCAL, sync, TS_SW_LOCAL)),
+                CLASS_OF_SERVICE: struct.pack("!HH", v[0] >> 2 << 10 | (tos >> 2) << 4 |
+                                              (tos & 3) << 2, 0)}.get(kind, v)
+        known = kind in (EXTRA_PADDING, TIMESTAMP_INFO, CLASS_OF_SERVICE)
+        wflags = flags & ~(TLV_U | TLV_M) if known else flags
+        if rflags != wflags or rv != want:
+            bad.append("TLV type %d: flags %#x value %s, want %#x %s" %
+                       (kind, rflags, rv.hex(), wflags, want.hex()))
+        if kind == CLASS_OF_SERVICE and rx_tos != (DSCP1 << 2 | (tos & 3)):
+            bad.append("reply's TOS/traffic class %s, not DSCP1 %d with ECN %d" %
+                       (rx_tos, DSCP1, tos & 3))
+        seen.append(kind)
+        at += 4 + vlen
+    if r[at:] != req[at:]:
+        bad.append("bytes after the TLVs changed")
+    want_seen = [EXTRA_PADDING] * a.pads + [EXTRA_PADDING, TIMESTAMP_INFO, CLASS_OF_SERVICE,
+                                            LOCATION]
+    if seen != want_seen + (["M"] if a.truncated else []):
+        bad.append("TLVs walked: %s" % seen)
+    return bad
+
+
+def check_reply(r, req, t1, t4, a, anc, synced):
     """Every field of a reflected packet (RFC 8762 4.3.1, RFC 8972 3)."""
-    bad = []
+    bad, ttl, hops = [], a.ttl, cmsg_int(anc, TTL_CMSGS)
     if len(r) != len(req):
         return ["length %d, sent %d" % (len(r), len(req))]
     seq, t3, err, ssid, t2, sseq, sts, serr, mbz1, sttl = struct.unpack_from(
@@ -143,6 +225,10 @@ def check_reply(r, req, t1, t4, ttl, hops, synced):
         bad.append("T2 %.6f more than 1 s from T1 %.6f" % (u2, t1))
     if not 0 <= t3 - t2 < 2**32 // 1000:
         bad.append("T3 - T2 = %d ns, not under 1 ms" % ((t3 - t2) * 10**9 >> 32))
+    if a.tlvs:
+        bad += check_tlvs(r, req, a, cmsg_int(anc, TOS_CMSGS), synced)
+    elif r[BASE:] != req[BASE:]:
+        bad.append("padding after the base packet changed")
     return bad
 
 
@@ -153,9 +239,13 @@ def open_sockets(a):
     if a.family == 4:
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, a.ttl)
         s.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
+        s.setsockopt(socket.IPPROTO_IP, IP_RECVTOS, 1)
     else:
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, a.ttl)
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVHOPLIMIT, 1)
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_TCLASS, a.tos)
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_RECVTCLASS, 1)
     s.connect((a.dst, a.port))
     s.settimeout(1)
     raw = None
@@ -168,17 +258,21 @@ def open_sockets(a):
     return s, raw
 
 
-def hops_of(ancdata):
+TTL_CMSGS = ((socket.IPPROTO_IP, socket.IP_TTL), (socket.IPPROTO_IPV6, socket.IPV6_HOPLIMIT))
+TOS_CMSGS = ((socket.IPPROTO_IP, socket.IP_TOS), (socket.IPPROTO_IPV6, IPV6_TCLASS))
+
+
+def cmsg_int(ancdata, kinds):
+    """A received TTL, hop limit, TOS or traffic class (IP_TOS: 1 byte)."""
     for level, kind, data in ancdata:
-        if (level, kind) in ((socket.IPPROTO_IP, socket.IP_TTL),
-                             (socket.IPPROTO_IPV6, socket.IPV6_HOPLIMIT)):
-            return struct.unpack("i", data[:4])[0]
+        if (level, kind) in kinds:
+            return data[0] if len(data) == 1 else struct.unpack("i", data[:4])[0]
     return None
 
 
 def one(a, s, raw, seq, ssid, synced):
     """Send one request; the problems with what came back ([] if none)."""
-    req, t1 = request(seq, ssid, a.size)
+    req, t1 = request(seq, ssid, a.size, tlvs(a.truncated, a.pads) if a.tlvs else b"")
     if raw:
         src, sport = s.getsockname()[:2]
         raw.sendto(udp_datagram(a.family, src, a.dst, sport, a.port, req, True),
@@ -194,7 +288,7 @@ def one(a, s, raw, seq, ssid, synced):
     t4 = time.time()
     if a.expect != "reply":
         return ["a reply of %d bytes, expected %s" % (len(r), a.expect)]
-    return check_reply(r, req, t1, t4, a.ttl, hops_of(anc), synced)
+    return check_reply(r, req, t1, t4, a, anc, synced)
 
 
 def main():
@@ -205,6 +299,10 @@ def main():
     p.add_argument("--count", type=int, default=3)
     p.add_argument("--ttl", type=int, default=57)
     p.add_argument("--size", type=int, default=BASE)
+    p.add_argument("--tlvs", action="store_true")
+    p.add_argument("--truncated", action="store_true")
+    p.add_argument("--pads", type=int, default=0)
+    p.add_argument("--tos", type=lambda v: int(v, 0), default=0)
     p.add_argument("--bad-csum", action="store_true")
     p.add_argument("--expect", choices=("reply", "none", "refused"), default="reply")
     p.add_argument("--no-s", action="store_true")

@@ -3,15 +3,17 @@
  * Unit tests of STAMP reflection (--stamp): hand-built STAMP test packets
  * through the real program with bpf_prog_test_run_opts, one run each,
  * asserting the verdict, the one reason counter that moved and, for a
- * reflected packet, every byte of the reply against a reference
- * reflector written here from RFC 8762 4.3.1 and RFC 8972 3 (it shares
- * nothing with bpf/stamp.h): the timestamps it cannot know are taken from
- * the reply, then held to the clock (T1 <= T2 <= T3 <= T4 on the real
- * time clock) and the checksums recomputed from scratch (RFC 1071).
+ * reflected packet, every byte of the reply against the reference
+ * reflector of tests/lib/stamp_reference.c, written from RFC 8762 and RFC
+ * 8972 (it shares nothing with bpf/stamp.h): the timestamps it cannot
+ * know are taken from the reply, then held to the clock (T1 <= T2 <= T3
+ * <= T4 on the real time clock). A packet not reflected must come out
+ * unchanged, and the reference must not reflect it either.
  *
  * Adding a case is one row of cases[]: the request's deviation from a
- * valid 44-byte STAMP packet to 192.0.2.1 or 2001:db8::1, port 862, and
- * the reason. Every STAMP reason must be reached by some row.
+ * valid 44-byte STAMP packet to 192.0.2.1 or 2001:db8::1, port 862 (the
+ * TLVs after it, as bytes), and the reason. Every STAMP reason must be
+ * reached by some row.
  *
  * Run as root: build/tests/test_stamp [-v]. Last line: "N passed, N failed".
  */
@@ -32,11 +34,13 @@
 #include "xdpong.skel.h"
 #include "../../loader/up/up.h"
 #include "xdpong_fixture.h"
+#include "stamp_reference.h"
 
 #define PORT 862
 #define BASE 44                /* RFC 8762 4.2.1: the unauthenticated base packet */
 #define NTP_UNIX 2208988800ULL /* RFC 5905: 1900 to 1970, in seconds */
 #define ERREST 0x8a17          /* what .bss tells the program to send: S, scale 10, 23 */
+#define ERREST_UNSYNC 0x0a17   /* the same, S clear */
 #define MAX_FRAME 256
 
 static const uint8_t peer_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
@@ -44,7 +48,9 @@ static const uint8_t ours4[4] = { 192, 0, 2, 1 }, peer4[4] = { 203, 0, 113, 7 };
 static const uint8_t ours6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t peer6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, [15] = 7 };
 
-enum csum_kind { CSUM_OK, CSUM_ZERO, CSUM_BAD };
+/* CSUM_FFFF: the TLVs' last two bytes chosen so that the checksum
+ * computes to 0, sent as 0xffff (RFC 768). */
+enum csum_kind { CSUM_OK, CSUM_ZERO, CSUM_BAD, CSUM_FFFF };
 
 /* A STAMP request, as a deviation from the valid one (zero: as valid). */
 struct req {
@@ -60,6 +66,11 @@ struct req {
 	const uint8_t *dst; /* NULL: ours */
 	uint8_t ttl;        /* 0: 57 */
 	uint16_t ssid;
+	uint8_t tc;         /* the TOS or traffic class (DSCP, ECN) */
+	const uint8_t *tlv; /* bytes after the base packet (stamp_len 0) */
+	int tlv_len;
+	bool tlv_bad;  /* a byte of them changed after the checksum */
+	bool unsynced; /* the program's Error Estimate without S */
 };
 
 struct stamp_case {
@@ -77,6 +88,18 @@ struct stamp_case {
 		.family = 6, __VA_ARGS__ \
 	}
 #define ADDR(...) ((const uint8_t[]){ __VA_ARGS__ })
+/* TLVs (RFC 8972 4), as bytes: .tlv and .tlv_len of a request. */
+#define TLVS(...) \
+	.tlv = (const uint8_t[]){ __VA_ARGS__ }, .tlv_len = sizeof((uint8_t[]){ __VA_ARGS__ })
+#define U STAMP_TLV_U
+#define M STAMP_TLV_M
+#define PAD STAMP_TLV_EXTRA_PADDING
+#define TSI STAMP_TLV_TIMESTAMP_INFO
+#define COS STAMP_TLV_COS
+/* 9 Extra Padding TLVs without a value: one more than the program walks. */
+#define PADS9                                                                                  \
+	U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, \
+		PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0
 
 static const struct stamp_case cases[] = {
 	{ "v4 base packet", V4(), REASON(reply_stamp4) },
@@ -92,8 +115,70 @@ static const struct stamp_case cases[] = {
 	{ "v6 zero UDP checksum", V6(.csum = CSUM_ZERO), REASON(pass_udp6_no_csum) },
 	{ "v4 40 bytes of STAMP", V4(.stamp_len = 40), REASON(pass_stamp_short) },
 	{ "v6 1 byte of STAMP", V6(.stamp_len = 1), REASON(pass_stamp_short) },
-	{ "v4 48 bytes: a TLV", V4(.stamp_len = 48), REASON(pass_stamp_tlv) },
-	{ "v6 52 bytes: TLVs", V6(.stamp_len = 52), REASON(pass_stamp_tlv) },
+	{ "v4 48 bytes: zero padding", V4(.stamp_len = 48), REASON(reply_stamp4) },
+	{ "v6 47 bytes: zero padding", V6(.stamp_len = 47), REASON(reply_stamp6) },
+	/* RFC 8972 4: TLVs, each type, the flags, and where the walk stops. */
+	{ "v4 Extra Padding: returned, U cleared",
+	  V4(TLVS(U, PAD, 0, 6, 0xde, 0xad, 0xbe, 0xef, 0x01, 0x02)), REASON(reply_stamp4) },
+	{ "v6 Extra Padding with M from the sender: M cleared",
+	  V6(TLVS(U | M, PAD, 0, 2, 0xab, 0xcd)), REASON(reply_stamp6) },
+	{ "v4 Timestamp Information, clock synchronised (NTP)", V4(TLVS(U, TSI, 0, 4, 0, 0, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v6 Timestamp Information, clock not synchronised (free-running)",
+	  V6(.unsynced = true, TLVS(U, TSI, 0, 4, 9, 9, 9, 9)), REASON(reply_stamp6) },
+	{ "v4 Class of Service: DSCP1 46 sent, DSCP2 10 ECN 1 reported",
+	  V4(.tc = 10 << 2 | 1, TLVS(U, COS, 0, 4, 46 << 2, 0, 0xff, 0xff)), REASON(reply_stamp4) },
+	{ "v6 Class of Service: DSCP1 63, DSCP2 33 ECN 3",
+	  V6(.tc = 33 << 2 | 3, TLVS(U, COS, 0, 4, 63 << 2, 0xff, 0, 0)), REASON(reply_stamp6) },
+	{ "v4 Class of Service without a UDP checksum",
+	  V4(.csum = CSUM_ZERO, .tc = 4, TLVS(U, COS, 0, 4, 8 << 2, 0, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v4 Location (unknown here): returned, U left",
+	  V4(TLVS(U, STAMP_TLV_LOCATION, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8)), REASON(reply_stamp4) },
+	{ "v6 HMAC, Direct Measurement, type 200: returned, U left",
+	  V6(TLVS(U, STAMP_TLV_HMAC, 0, 4, 1, 2, 3, 4, U, STAMP_TLV_DIRECT_MEASUREMENT, 0, 0, U | M,
+		  200, 0, 1, 0x77)),
+	  REASON(reply_stamp6) },
+	{ "v4 every type at odd offsets",
+	  V4(TLVS(U, PAD, 0, 3, 1, 2, 3, U, TSI, 0, 4, 0, 0, 0, 0, U, COS, 0, 4, 12 << 2, 0, 0, 0,
+		  U, 9, 0, 1, 0xee, U, COS, 0, 4, 1 << 2, 0, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v6 every type at odd offsets",
+	  V6(.tc = 0x2f, TLVS(U, 77, 0, 1, 5, U, COS, 0, 4, 40 << 2, 3, 3, 3, U, TSI, 0, 4, 1, 1, 1,
+			      1, U, PAD, 0, 0)),
+	  REASON(reply_stamp6) },
+	{ "v4 Timestamp Information of 2 bytes: M", V4(TLVS(U, TSI, 0, 2, 7, 7, U, PAD, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v6 Class of Service of 8 bytes: M, no DSCP1",
+	  V6(TLVS(U, COS, 0, 8, 46 << 2, 0, 0, 0, 0, 0, 0, 0)), REASON(reply_stamp6) },
+	{ "v4 a TLV past the packet: M, the walk ends",
+	  V4(TLVS(U, PAD, 0, 2, 1, 2, U, TSI, 0, 9, 0, 0, 0, 0)), REASON(reply_stamp4) },
+	{ "v6 a header that does not fit: M", V6(TLVS(U, COS, 0, 4, 0, 0, 0, 0, U, COS, 0)),
+	  REASON(reply_stamp6) },
+	{ "v4 one byte after a TLV: M", V4(TLVS(U, PAD, 0, 0, U)), REASON(reply_stamp4) },
+	{ "v4 TLVs then zero padding", V4(TLVS(U, TSI, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v6 padding without U, then what looks like a TLV",
+	  V6(TLVS(0, 0, 0, 0, U, TSI, 0, 4, 0, 0, 0, 0)), REASON(reply_stamp6) },
+	{ "v4 8 TLVs: as many as are walked",
+	  V4(TLVS(U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0, 0, U, PAD, 0,
+		  0, U, PAD, 0, 0, U, TSI, 0, 4, 0, 0, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v4 9 TLVs: the kernel's", V4(TLVS(PADS9)), REASON(pass_stamp_many_tlvs) },
+	{ "v6 9 TLVs, the 9th malformed: the kernel's", V6(TLVS(PADS9, U)),
+	  REASON(pass_stamp_many_tlvs) },
+	{ "v4 9 TLVs, then padding: the kernel's", V4(TLVS(PADS9, 0, 0)),
+	  REASON(pass_stamp_many_tlvs) },
+	{ "v4 checksum 0xffff, TLVs answered",
+	  V4(.csum = CSUM_FFFF, TLVS(U, TSI, 0, 4, 0, 0, 0, 0, U, PAD, 0, 2, 0, 0)),
+	  REASON(reply_stamp4) },
+	{ "v6 checksum 0xffff, TLVs answered",
+	  V6(.csum = CSUM_FFFF, .tc = 0xb8, TLVS(U, COS, 0, 4, 0, 0, 0, 0, U, PAD, 0, 2, 0, 0)),
+	  REASON(reply_stamp6) },
+	{ "v4 TLV byte changed after the checksum", V4(.tlv_bad = true, TLVS(U, PAD, 0, 2, 1, 2)),
+	  REASON(pass_udp_csum) },
+	{ "v6 TLV byte changed after the checksum",
+	  V6(.tlv_bad = true, TLVS(U, TSI, 0, 4, 0, 0, 0, 0)), REASON(pass_udp_csum) },
 	{ "v4 UDP length below the IP payload", V4(.ulen_delta = -4), REASON(pass_udp_len) },
 	{ "v6 UDP length below the IP payload", V6(.ulen_delta = -2), REASON(pass_udp_len) },
 	{ "v4 UDP length beyond the IP payload", V4(.ulen_delta = 4), REASON(drop_bad_length) },
@@ -123,29 +208,6 @@ static bool failed_now;
 #define fail(name, fmt, ...) \
 	(printf("FAIL %s: " fmt "\n", (name), ##__VA_ARGS__), failed_now = true)
 
-/* RFC 1071: the one's complement sum of len bytes, folded, not complemented. */
-static uint32_t sum16(const uint8_t *p, size_t len, uint32_t sum)
-{
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
 static uint64_t get64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -155,39 +217,41 @@ static uint64_t get64(const uint8_t *p)
 	return v;
 }
 
-/* The IPv4 header checksum (RFC 791) over 20 bytes at ip, written. */
-static void ip4_csum_set(uint8_t *ip)
+/* The UDP checksum r asks for, over the datagram at udp (IP header at
+ * ip), and its TLVs spoilt afterwards if r says so. */
+static void build_udp_csum(const struct req *r, uint8_t *ip, uint8_t *udp)
 {
-	put16(ip + 10, 0);
-	put16(ip + 10, (uint16_t)~sum16(ip, 20, 0));
-}
+	uint8_t *tlv_end = udp + 8 + BASE + r->tlv_len;
 
-/* The UDP checksum (RFC 768; RFC 8200 8.1 for IPv6) of the datagram at
- * udp, from the addresses at addrs (2 x alen bytes), written; 0 sent as
- * 0xffff. */
-static void udp_csum_set(uint8_t *udp, const uint8_t *addrs, size_t alen)
-{
-	uint16_t len = get16(udp + 4);
-	uint32_t s = sum16(addrs, 2 * alen, 17 + len);
-	uint16_t c;
-
-	put16(udp + 6, 0);
-	c = (uint16_t)~sum16(udp, len, s);
-	put16(udp + 6, c ? c : 0xffff);
+	stamp_ref_udp_csum_set(ip, udp);
+	if (r->csum == CSUM_ZERO)
+		pkt_put_be16(udp + 6, 0);
+	if (r->csum == CSUM_BAD)
+		pkt_put_be16(udp + 6,
+			     pkt_get_be16(udp + 6) == 0xfffe ? 1 : pkt_get_be16(udp + 6) + 1);
+	if (r->csum == CSUM_FFFF) {
+		/* The last two bytes (at an even offset) make up the sum's
+		 * complement: the sum is then all ones, the checksum 0. */
+		pkt_put_be16(tlv_end - 2,
+			     pkt_get_be16(udp + 6) == 0xffff ? 0 : pkt_get_be16(udp + 6));
+		stamp_ref_udp_csum_set(ip, udp);
+	}
+	if (r->tlv_bad)
+		tlv_end[-1] ^= 0x10;
 }
 
 /* The frame r describes; its length. T1 in the Timestamp field. */
 static size_t build(const struct req *r, uint8_t *f)
 {
-	size_t l3 = 14, iph = r->family == 4 ? 20 : 40, alen = r->family == 4 ? 4 : 16;
-	int slen = r->stamp_len ? r->stamp_len : BASE;
-	uint8_t *ip = f + l3, *udp = ip + iph, *s = udp + 8, *addrs = ip + (alen == 4 ? 12 : 8);
+	size_t l3 = 14, iph = r->family == 4 ? 20 : 40;
+	int slen = r->stamp_len ? r->stamp_len : BASE + r->tlv_len;
+	uint8_t *ip = f + l3, *udp = ip + iph, *s = udp + 8;
 	struct timespec now;
 
 	memset(f, 0, MAX_FRAME);
 	memcpy(f, xf_our_mac, 6);
 	memcpy(f + 6, peer_mac, 6);
-	put16(f + 12, r->family == 4 ? 0x0800 : 0x86dd);
+	pkt_put_be16(f + 12, r->family == 4 ? 0x0800 : 0x86dd);
 	/* RFC 8762 4.2.1, RFC 8972 3: seq, T1, error estimate, SSID, MBZ. */
 	clock_gettime(CLOCK_REALTIME, &now);
 	s[0] = 0x12, s[1] = 0x34, s[2] = 0x56, s[3] = 0x78;
@@ -196,37 +260,36 @@ static size_t build(const struct req *r, uint8_t *f)
 		s[8 + i] = (uint8_t)((((uint64_t)now.tv_nsec << 32) / 1000000000) >> (24 - 8 * i));
 	}
 	if (slen >= 16) {
-		put16(s + 12, 0x0102);
-		put16(s + 14, r->ssid);
+		pkt_put_be16(s + 12, 0x0102);
+		pkt_put_be16(s + 14, r->ssid);
 	}
-	put16(udp, 50000);
-	put16(udp + 2, r->dport ? r->dport : PORT);
-	put16(udp + 4, (uint16_t)(8 + slen));
+	if (r->tlv_len)
+		memcpy(s + BASE, r->tlv, (size_t)r->tlv_len);
+	pkt_put_be16(udp, 50000);
+	pkt_put_be16(udp + 2, r->dport ? r->dport : PORT);
+	pkt_put_be16(udp + 4, (uint16_t)(8 + slen));
 	if (r->family == 4) {
 		ip[0] = 0x45;
-		put16(ip + 2, (uint16_t)(iph + 8 + slen + r->ip_len_delta));
-		put16(ip + 4, 0x1c46);
-		put16(ip + 6, r->frag ? r->frag : 0x4000);
+		ip[1] = r->tc;
+		pkt_put_be16(ip + 2, (uint16_t)(iph + 8 + slen + r->ip_len_delta));
+		pkt_put_be16(ip + 4, 0x1c46);
+		pkt_put_be16(ip + 6, r->frag ? r->frag : 0x4000);
 		ip[9] = 17;
 		memcpy(ip + 12, r->src ? r->src : peer4, 4);
 		memcpy(ip + 16, r->dst ? r->dst : ours4, 4);
 	} else {
-		ip[0] = 0x60;
-		put16(ip + 4, (uint16_t)(8 + slen + r->ip_len_delta));
+		pkt_put_be16(ip, (uint16_t)(0x6000 | r->tc << 4));
+		pkt_put_be16(ip + 4, (uint16_t)(8 + slen + r->ip_len_delta));
 		ip[6] = 17;
 		memcpy(ip + 8, r->src ? r->src : peer6, 16);
 		memcpy(ip + 24, r->dst ? r->dst : ours6, 16);
 	}
 	ip[r->family == 4 ? 8 : 7] = r->ttl ? r->ttl : 57;
-	udp_csum_set(udp, addrs, alen);
-	if (r->csum == CSUM_ZERO)
-		put16(udp + 6, 0);
-	if (r->csum == CSUM_BAD)
-		put16(udp + 6, get16(udp + 6) == 0xfffe ? 1 : get16(udp + 6) + 1);
-	put16(udp + 4, (uint16_t)(8 + slen + r->ulen_delta));
+	build_udp_csum(r, ip, udp);
+	pkt_put_be16(udp + 4, (uint16_t)(8 + slen + r->ulen_delta));
 	if (r->family == 4) {
-		ip4_csum_set(ip);
-		put16(ip + 10, (uint16_t)(get16(ip + 10) + r->ip_csum_delta));
+		stamp_ref_ip4_csum_set(ip);
+		pkt_put_be16(ip + 10, (uint16_t)(pkt_get_be16(ip + 10) + r->ip_csum_delta));
 	}
 	return l3 + iph + 8 + slen;
 }
@@ -246,51 +309,11 @@ static int64_t realtime_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/*
- * The reference Session-Reflector, stateless and unauthenticated: the
- * reply to the frame req (len bytes) as RFC 8762 4.3.1 and RFC 8972 3 lay
- * it out, into want, with T2 and T3 (which only the reflector knows) taken
- * from got. Addresses and ports swapped, TTL 64 (xdpong's), checksums
- * recomputed; a request without a UDP checksum (IPv4) gets none.
- */
-static void reference_reply(const uint8_t *req, size_t len, const uint8_t *got, uint8_t *want)
-{
-	bool v4 = get16(req + 12) == 0x0800;
-	size_t iph = v4 ? 20 : 40, alen = v4 ? 4 : 16;
-	const uint8_t *rip = req + 14, *rs = rip + iph + 8;
-	uint8_t *ip = want + 14, *udp = ip + iph, *s = udp + 8;
-	uint8_t *addrs = ip + (v4 ? 12 : 8);
-
-	memcpy(want, req, len);
-	memcpy(want, req + 6, 6);
-	memcpy(want + 6, req, 6);
-	memcpy(addrs, rip + (v4 ? 12 : 8) + alen, alen);
-	memcpy(addrs + alen, rip + (v4 ? 12 : 8), alen);
-	ip[v4 ? 8 : 7] = 64;
-	memcpy(udp, rip + iph + 2, 2);
-	memcpy(udp + 2, rip + iph, 2);
-	memcpy(s, rs, 4);                         /* Sequence Number: the sender's (stateless) */
-	memcpy(s + 4, got + (s + 4 - want), 8);   /* T3 */
-	put16(s + 12, ERREST);                    /* the reflector's Error Estimate */
-	memcpy(s + 14, rs + 14, 2);               /* SSID */
-	memcpy(s + 16, got + (s + 16 - want), 8); /* T2 */
-	memcpy(s + 24, rs, 4);                    /* Session-Sender Sequence Number */
-	memcpy(s + 28, rs + 4, 8);                /* Session-Sender Timestamp */
-	memcpy(s + 36, rs + 12, 2);               /* Session-Sender Error Estimate */
-	memset(s + 38, 0, 2);
-	s[40] = rip[v4 ? 8 : 7]; /* Ses-Sender TTL: as received */
-	memset(s + 41, 0, 3);
-	if (v4)
-		ip4_csum_set(ip);
-	if (get16(rip + iph + 6) || !v4)
-		udp_csum_set(udp, addrs, alen);
-}
-
 /* T1 (the request's) <= T2 <= T3 <= T4 (now) on the real time clock, to
  * the tolerance of the offset the test measured; T3 - T2 under 1 ms. */
 static void check_times(const char *name, const uint8_t *req, const uint8_t *got, int64_t t4)
 {
-	bool v4 = get16(req + 12) == 0x0800;
+	bool v4 = pkt_get_be16(req + 12) == 0x0800;
 	const uint8_t *s = got + 14 + (v4 ? 20 : 40) + 8;
 	int64_t t1 = ntp_ns(get64(req + (s - got) + 4)), t2 = ntp_ns(get64(s + 16));
 	int64_t t3 = ntp_ns(get64(s + 4)), slack = 1000000;
@@ -315,6 +338,34 @@ static void dump(const char *what, const uint8_t *p, size_t len)
 	printf("\n");
 }
 
+/* Refusals for whom a packet is, which the STAMP reference leaves to
+ * the echo reference (stamp_reference.h). */
+static bool address_reason(enum xdpong_reason r)
+{
+	return r == REASON(drop_martian_src) || r == REASON(pass_dst_not_local) ||
+	       r == REASON(pass_dst_group);
+}
+
+/* What the reference reflector does with in (len bytes): the reply in
+ * want, T2 and T3 from got; a refusal where the program refused. */
+static void check_reference(const struct stamp_case *c, const uint8_t *in, size_t len,
+			    const uint8_t *got, uint8_t *want, bool reply)
+{
+	const struct stamp_ref_config cfg = { .framing = PKT_FRAMING_ETH,
+					      .port = PORT,
+					      .errest = c->r.unsynced ? ERREST_UNSYNC : ERREST,
+					      .max_tlvs = XDPONG_STAMP_MAX_TLVS };
+	const char *why;
+	enum stamp_ref_verdict v = stamp_reference_reply(&cfg, in, len, got, want, &why);
+
+	if (reply && v != STAMP_REF_REPLY)
+		fail(c->name, "reflected; the reference would not: %s", why);
+	if (!reply && v == STAMP_REF_REPLY && !address_reason(c->reason))
+		fail(c->name, "not reflected; the reference would");
+	if (!reply)
+		memcpy(want, in, len);
+}
+
 /* One case: the verdict, the one counter that moved, the bytes out. */
 static void run_case(const struct stamp_case *c)
 {
@@ -324,10 +375,14 @@ static void run_case(const struct stamp_case *c)
 	bool reply = c->reason == REASON(reply_stamp4) || c->reason == REASON(reply_stamp6);
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = (__u32)len,
 		    .data_out = out, .data_size_out = sizeof(out), .repeat = 1);
+	int err;
 
 	failed_now = false;
-	if (read_counters(before) || bpf_prog_test_run_opts(inst.prog_fd, &opts) ||
-	    read_counters(after)) {
+	inst.skel->bss->stamp_errest = c->r.unsynced ? ERREST_UNSYNC : ERREST;
+	err = read_counters(before) || bpf_prog_test_run_opts(inst.prog_fd, &opts) ||
+	      read_counters(after);
+	inst.skel->bss->stamp_errest = ERREST;
+	if (err) {
 		fail(c->name, "test run or counters: %s", strerror(errno));
 		n_failed++;
 		return;
@@ -342,12 +397,9 @@ static void run_case(const struct stamp_case *c)
 			     (unsigned long long)(after[r] - before[r]));
 	if (opts.data_size_out != len)
 		fail(c->name, "%u bytes out, %zu in", opts.data_size_out, len);
-	if (reply) {
-		reference_reply(in, len, out, want);
+	check_reference(c, in, len, out, want, reply);
+	if (reply)
 		check_times(c->name, in, out, realtime_ns());
-	} else {
-		memcpy(want, in, len);
-	}
 	if (!failed_now && memcmp(out, want, len)) {
 		fail(c->name, "the bytes out differ from the reference");
 		dump("got", out, len);
@@ -366,8 +418,8 @@ static void run_case(const struct stamp_case *c)
 static void check_covered(const __u64 start[XDPONG_R_MAX])
 {
 	static const enum xdpong_reason stamp_reasons[] = {
-		REASON(reply_stamp4),   REASON(reply_stamp6), REASON(pass_stamp_short),
-		REASON(pass_stamp_tlv), REASON(pass_udp_len), REASON(pass_udp6_no_csum),
+		REASON(reply_stamp4),         REASON(reply_stamp6), REASON(pass_stamp_short),
+		REASON(pass_stamp_many_tlvs), REASON(pass_udp_len), REASON(pass_udp6_no_csum),
 		REASON(pass_udp_csum),
 	};
 	__u64 now[XDPONG_R_MAX];

@@ -32,10 +32,11 @@ TIMEOUT=1800
 VERBOSE=0
 # The core suite (tests/README.md): the unit tests (the kernel-parity
 # proof), IPv4 and IPv6 answered in skb and native mode on veth and
-# virtio_net, jumbo frames, status, detach, takeover, run following
-# address changes, sharing the interface in libxdp's dispatcher.
+# virtio_net, jumbo frames, STAMP reflection and its clock, status,
+# detach, takeover, run following address changes, sharing the interface
+# in libxdp's dispatcher.
 DEFAULT_TESTS="unit/ netns/ping_skb netns/ping_native netns/ping_virtio netns/ping_jumbo"
-DEFAULT_TESTS+=" netns/status netns/detach netns/tx_failed netns/dispatcher"
+DEFAULT_TESTS+=" netns/stamp netns/status netns/detach netns/tx_failed netns/dispatcher"
 DEFAULT_TESTS+=" cli/already_attached faults/addr_change"
 
 # tests/vm/ runs this from make test: XDPT_VM=0 turns the matrix off
