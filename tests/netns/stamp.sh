@@ -58,7 +58,8 @@ send()
 # while send runs, then N replies read through Wireshark's TWAMP-Test
 # dissector (Debian 12's tshark has none for STAMP, whose unauthenticated
 # packets are TWAMP-Test's layout), every field held to its request by
-# tests/lib/stamp_tshark.py.
+# tests/lib/stamp_tshark.py. XDPT_STAMP_TSHARK=0 leaves it out (the VM
+# matrix does: the bytes do not depend on the kernel).
 TSHARK_CHECK=$XDPT_REPO/tests/lib/stamp_tshark.py
 capture_start()
 {
@@ -119,7 +120,7 @@ for mode in skb native; do
 	xdpt_attach "$NS_RESP" "$IF_RESP" --mode "$mode" --stamp
 	xdpt_assert_match "attached to $IF_RESP in $mode mode" "$XDPT_OUT" "attach message"
 	# requests and replies, IPv4 and IPv6; the mode does not matter to it
-	if [ "$mode" = skb ]; then
+	if [ "$mode" = skb ] && [ "${XDPT_STAMP_TSHARK:-1}" = 1 ]; then
 		capture_start $((4 * N))
 		send reply
 		capture_check $((2 * N))
