@@ -20,6 +20,7 @@ NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all
 
 # xpr_reflector NS FAMILY LOG [reflector options]: a reflector in NS on
 # FAMILY (4 or 6), logging what it reads to LOG; waits until it listens.
+# Its pid (timeout's, which passes a signal on) in XPR_PID.
 xpr_reflector()
 {
 	local ns=$1 fam=$2 log=$3 out
@@ -30,6 +31,7 @@ xpr_reflector()
 	: >"$log"
 	nsenter "--net=/run/netns/$ns" timeout -k 5 600 "$PY" "$REFLECTOR" --family "$fam" \
 		--log "$log" "$@" >"$out" 2>&1 &
+	XPR_PID=$!
 	xdpt_wait 20 grep -q '^ready' "$out" ||
 		xdpt_fail "the STAMP reflector did not start: $(cat "$out")"
 }
