@@ -9,8 +9,9 @@
  * name (layout.c), the maps' pins and bpffs (pins.c), the .bss map
  * (bss.c), what runs on an interface (dispatcher.c), finding an attached
  * xdpong (attachment.c) and whether pins are live (liveness.c), the
- * address maps (addrmap.c), the counters (counters.c) and trace's reader
- * locks (readers.c).
+ * address maps (addrmap.c), the counters (counters.c), trace's reader
+ * locks (readers.c) and the prober of `probe` and run's [probe] sections
+ * (prober.c, probestats.c).
  *
  * It promises to change nothing on an interface: it reads, pins, and
  * writes map values. It includes no header of the floors above it
@@ -877,6 +878,14 @@ int probe_target_ready(struct probe_target *t, const struct probe_cfg *cfg);
 void prober_tick(struct prober *p, unsigned long long now_ns);
 /* Read what socket i (0: IPv4, 1: IPv6) holds: replies and timestamps. */
 void prober_read(struct prober *p, int i);
+/* Give p the targets v (n, from probe_resolve; p owns them then): v[i]
+ * with from[i] >= 0 is p's target from[i] again, with its counts, its
+ * sequence and its probes in flight; the rest start at now_ns and need a
+ * ring already (probe_target_ready); p's other targets go. */
+void prober_retarget(struct prober *p, struct probe_target *v, int n, const int *from,
+		     unsigned long long now_ns);
+/* t's counts and histogram, carried into nt (a target of another prober). */
+void probe_target_carry(struct probe_target *nt, const struct probe_target *t);
 /* Count every probe still waited for as lost (the run ends). */
 void prober_stop(struct prober *p);
 /* When prober_tick is next needed (CLOCK_MONOTONIC ns); 0: never again

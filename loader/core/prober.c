@@ -216,6 +216,62 @@ static int socket_open(struct prober *p, int i, char *errbuf, size_t errlen)
 	return 0;
 }
 
+/* t as p's target i, its first probe at at_ns. */
+static void target_start(const struct prober *p, struct probe_target *t, int i,
+			 unsigned long long at_ns)
+{
+	unsigned short port = htons(p->cfg.icmp ? 0 : p->cfg.port);
+
+	t->index = i;
+	if (t->family == AF_INET6)
+		((struct sockaddr_in6 *)&t->sa)->sin6_port = port;
+	else
+		((struct sockaddr_in *)&t->sa)->sin_port = port;
+	t->next_send_ns = at_ns;
+}
+
+void probe_target_carry(struct probe_target *nt, const struct probe_target *t)
+{
+	nt->sent = t->sent;
+	nt->received = t->received;
+	nt->lost = t->lost;
+	nt->dups = t->dups;
+	nt->reordered = t->reordered;
+	memcpy(nt->bucket, t->bucket, sizeof(nt->bucket));
+	nt->rtt_sum_s = t->rtt_sum_s;
+}
+
+void prober_retarget(struct prober *p, struct probe_target *v, int n, const int *from,
+		     unsigned long long now_ns)
+{
+	for (int i = 0; i < n; i++) {
+		char name[sizeof(v[i].name)];
+
+		if (from[i] < 0) {
+			target_start(p, &v[i], i,
+				     now_ns + (unsigned long long)(p->cfg.interval * NS * i / n));
+			continue;
+		}
+		memcpy(name, v[i].name, sizeof(name));
+		probe_target_free(&v[i]);
+		v[i] = p->t[from[i]]; /* its ring and samples move with it */
+		memcpy(v[i].name, name, sizeof(name));
+		p->t[from[i]].pend = NULL;
+		p->t[from[i]].rtt = p->t[from[i]].refl = (struct probe_samples){ 0 };
+		p->t[from[i]].fwd = p->t[from[i]].bwd = (struct probe_samples){ 0 };
+		v[i].index = i;
+	}
+	for (int i = 0; i < p->n; i++)
+		probe_target_free(&p->t[i]);
+	free(p->t);
+	p->t = v;
+	p->n = n;
+	/* Sends numbered before now name targets by their old places. */
+	for (int i = 0; i < 2; i++)
+		if (p->txkey[i])
+			memset(p->txkey[i], 0xff, TXKEYS * sizeof(*p->txkey[i]));
+}
+
 int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_t errlen)
 {
 	struct stamp_clock clk = { 0 };
@@ -238,18 +294,10 @@ int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_
 		p->errest = clk.errest;
 	}
 	for (int i = 0; i < p->n; i++) {
-		struct probe_target *t = &p->t[i];
-
-		t->index = i;
-		if (t->family == AF_INET6)
-			((struct sockaddr_in6 *)&t->sa)->sin6_port =
-				htons(p->cfg.icmp ? 0 : p->cfg.port);
-		else
-			((struct sockaddr_in *)&t->sa)->sin_port =
-				htons(p->cfg.icmp ? 0 : p->cfg.port);
 		/* Spread over the first interval, as fping does, never a burst. */
-		t->next_send_ns = now_ns + (unsigned long long)(p->cfg.interval * NS * i / p->n);
-		if (!t->pend && probe_target_ready(t, &p->cfg))
+		target_start(p, &p->t[i], i,
+			     now_ns + (unsigned long long)(p->cfg.interval * NS * i / p->n));
+		if (!p->t[i].pend && probe_target_ready(&p->t[i], &p->cfg))
 			return snprintf(errbuf, errlen, "out of memory"), -1;
 	}
 	return 0;
@@ -461,7 +509,7 @@ static void read_errqueue(struct prober *p, int i)
 			const struct probe_txkey *k = &p->txkey[i][ee->ee_data % TXKEYS];
 			struct probe_pending *s;
 
-			if (k->target >= p->n)
+			if (k->target < 0 || k->target >= p->n)
 				continue;
 			s = slot_of(&p->t[k->target], k->seq);
 			if (s->seq == k->seq && s->state == SLOT_WAITING && ts_of(ts)) {

@@ -39,7 +39,7 @@ xdpt_assert_eq "12 10 2 2 1|12 10 2 2 1" "$(jq -r '.targets | map([.sent, .recei
 	"--json: sent received lost duplicates reordered"
 xpr_probe --ns "$NS" -c 12 -i 0.05 -W 0.5 --prometheus ::1
 for m in "sent_total 12" "received_total 10" "lost_total 2" "rtt_seconds_count 10"; do
-	xdpt_assert_match "^xdpong_probe_${m% *}\\{probe=\"cli\",target=\"::1\",protocol=\"stamp\"\\} ${m#* }$" \
-		"$XDPT_OUT" "--prometheus: ${m% *}"
+	series="xdpong_probe_${m% *}\\{probe=\"cli\",target=\"::1\",protocol=\"stamp\"\\}"
+	xdpt_assert_match "^$series ${m#* }$" "$XDPT_OUT" "--prometheus: ${m% *}"
 done
 xdpt_pass
