@@ -524,7 +524,8 @@ const struct cmd_def cmd_run = {
 		       "and keeping its counters and prefixes. Under systemd (Type=notify) it\n"
 		       "reports READY=1 once attached and pets the watchdog while the program\n"
 		       "is still attached. If IFACE is deleted, its pins are removed and run\n"
-		       "exits with status 1.",
+		       "exits with status 1. A config file's [probe NAME] sections make it\n"
+		       "probe too, as 'xdpong probe' does, with the metrics on /metrics.",
 	.examples = "  xdpong run eth0\n"
 		    "  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
 		    "  xdpong run eth0 --interval 1 --json\n"
