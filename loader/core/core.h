@@ -849,14 +849,16 @@ struct prober {
 	int fd[2];           /* IPv4, IPv6; -1 where no target is of the family */
 	unsigned int key[2]; /* the next SO_TIMESTAMPING key of each socket */
 	struct probe_txkey *txkey[2];
-	unsigned short ssid;                    /* RFC 8972 3: the first target's; the next, + 1 */
-	unsigned int magic;                     /* ICMP: this run's, in every payload */
-	unsigned int errest;                    /* our Error Estimate (RFC 4656 4.1.2) */
-	bool synced;                            /* our clock is synchronised (S) */
-	bool raw;                               /* ICMP through raw sockets (CAP_NET_RAW) */
-	unsigned char *buf;                     /* a packet, sent or received */
-	bool ts_ok;                             /* SO_TIMESTAMPING accepted */
-	bool said_no_tx, said_no_rx, said_send; /* said once */
+	unsigned short ssid; /* RFC 8972 3: the first target's; the next, + 1 */
+	unsigned int magic;  /* ICMP: this run's, in every payload */
+	unsigned int errest; /* our Error Estimate (RFC 4656 4.1.2) */
+	bool synced;         /* our clock is synchronised (S) */
+	bool raw;            /* ICMP through raw sockets (CAP_NET_RAW) */
+	bool due_known;      /* prober_tick has nothing before due_ns */
+	unsigned long long due_ns;
+	unsigned char *buf;                                        /* a packet, sent or received */
+	bool ts_ok;                                                /* SO_TIMESTAMPING accepted */
+	bool said_no_tx, said_no_rx, said_send;                    /* said once */
 	unsigned long long tx_kernel, tx_user, rx_kernel, rx_user; /* where T1, T4 came from */
 };
 /* "stamp" or "icmp". */

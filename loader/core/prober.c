@@ -182,7 +182,7 @@ static int socket_options(struct prober *p, int fd, int fam, char *errbuf, size_
 static int socket_open(struct prober *p, int i, char *errbuf, size_t errlen)
 {
 	int fam = i ? AF_INET6 : AF_INET, proto = i ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
-	int fd, flags = ts_flags;
+	int fd, flags = ts_flags, rcvbuf = 4 << 20;
 
 	if (!p->cfg.icmp)
 		fd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
@@ -210,6 +210,10 @@ static int socket_open(struct prober *p, int i, char *errbuf, size_t errlen)
 	if (socket_options(p, fd, fam, errbuf, errlen))
 		return -1;
 	p->ts_ok = !setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags));
+	/* Room for a burst of replies and timestamps (both count against it),
+	 * beyond rmem_max where the process may. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	p->txkey[i] = calloc(TXKEYS, sizeof(*p->txkey[i]));
 	if (!p->txkey[i])
 		return snprintf(errbuf, errlen, "out of memory"), -1;
@@ -266,6 +270,7 @@ void prober_retarget(struct prober *p, struct probe_target *v, int n, const int 
 	free(p->t);
 	p->t = v;
 	p->n = n;
+	p->due_known = false;
 	/* Sends numbered before now name targets by their old places. */
 	for (int i = 0; i < 2; i++)
 		if (p->txkey[i])
@@ -441,8 +446,13 @@ static void expire(const struct prober *p, struct probe_target *t, unsigned long
 	}
 }
 
+static unsigned long long next_of(const struct prober *p);
+
 void prober_tick(struct prober *p, unsigned long long now_ns)
 {
+	/* Every reply wakes the caller: nothing to do until the next due. */
+	if (p->due_known && now_ns < p->due_ns)
+		return;
 	for (int i = 0; i < p->n; i++) {
 		struct probe_target *t = &p->t[i];
 
@@ -450,15 +460,25 @@ void prober_tick(struct prober *p, unsigned long long now_ns)
 			send_one(p, t, now_ns);
 		expire(p, t, now_ns);
 	}
+	p->due_ns = next_of(p);
+	p->due_known = true;
 }
 
 void prober_stop(struct prober *p)
 {
 	for (int i = 0; i < p->n; i++)
 		expire(p, &p->t[i], ~0ULL);
+	p->due_known = false;
 }
 
 unsigned long long prober_next_ns(const struct prober *p)
+{
+	return p->due_known ? p->due_ns : next_of(p);
+}
+
+/* The earliest send or timeout of any target (the replies since only
+ * make a timeout later: an early answer costs one idle tick). */
+static unsigned long long next_of(const struct prober *p)
 {
 	unsigned long long next = 0, wait = (unsigned long long)(p->cfg.timeout * NS);
 
