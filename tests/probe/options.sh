@@ -21,7 +21,8 @@ xdpt_ns_new NS probe
 xdpt_sysctl "$NS" net.ipv4.ping_group_range "1 0"
 xdpt_tmpdir
 LOG4=$XDPT_TMP/r4.log LOG6=$XDPT_TMP/r6.log LOGP=$XDPT_TMP/rp.log
-xpr_reflector "$NS" 4 "$LOG4"
+# The IPv4 reflector claims a synchronised clock (S), the IPv6 one not.
+xpr_reflector "$NS" 4 "$LOG4" --synced
 xpr_reflector "$NS" 6 "$LOG6" --hold 0.005
 xpr_reflector "$NS" 4 "$LOGP" --port 4862
 
@@ -149,6 +150,15 @@ for t in d["targets"]:
         assert r["min"] <= r["mean"] <= r["max"], r
     assert ("forward_ns" in t) == ("backward_ns" in t), t
 ' || xdpt_fail "--json as Python reads it: $XDPT_OUT"
+# One-way delays only where both clocks say S: here as adjtimex(2) says.
+synced=$("$PY" -c '
+import ctypes, struct
+buf = ctypes.create_string_buffer(512)
+state = ctypes.CDLL(None).adjtimex(buf)
+print(str(state != 5 and not struct.unpack_from("i", buf, 40)[0] & 0x40).lower())')
+xdpt_assert_eq "$synced $synced false false" "$(jq -r '.targets | map(has("forward_ns"),
+	has("backward_ns")) | join(" ")' <<<"$XDPT_OUT")" \
+	"forward_ns and backward_ns (this host's clock synchronised: $synced; ::1's reflector no S)"
 
 xdpt_log "   --prometheus: the exposition, read by prometheus_client"
 xpr_probe --ns "$NS" -c 4 -i 0.05 --prometheus 127.0.0.1 --port 9 -W 0.2
