@@ -225,9 +225,29 @@ static int signals_open(void)
 	return signalfd(-1, &set, SFD_CLOEXEC);
 }
 
-/* Until -c COUNT is answered or lost, or a signal. */
-static void probe_loop(struct prober *p, int sig)
+/* Every RESOLVE_S, the targets' names resolved again: an address that
+ * is new is a target more (one that went stays, with its summary). */
+#define RESOLVE_S 30
+static void resolve_again(struct prober *p, const struct opts *o, int family)
 {
+	struct probe_target *v = NULL;
+	int n = 0;
+	char err[256];
+
+	for (int i = 0; i < o->n_args; i++)
+		probe_resolve(o->args[i], family, &v, &n, err, sizeof(err));
+	if (prober_add(p, v, n, probe_now_ns(), err, sizeof(err)))
+		log_note("%s", err);
+	for (int i = 0; i < n; i++)
+		probe_target_free(&v[i]);
+	free(v);
+}
+
+/* Until -c COUNT is answered or lost, or a signal. */
+static void probe_loop(struct prober *p, int sig, const struct opts *o, int family)
+{
+	unsigned long long again = probe_now_ns() + RESOLVE_S * 1000000000ULL;
+
 	for (;;) {
 		struct pollfd pfd[3] = { { .fd = p->fd[0], .events = POLLIN },
 					 { .fd = p->fd[1], .events = POLLIN },
@@ -235,10 +255,16 @@ static void probe_loop(struct prober *p, int sig)
 		unsigned long long now = probe_now_ns(), next;
 		int ms;
 
+		if (now >= again) {
+			resolve_again(p, o, family);
+			again = now + RESOLVE_S * 1000000000ULL;
+		}
 		prober_tick(p, now);
 		next = prober_next_ns(p);
 		if (!next)
 			return;
+		if (!o->count && next > again)
+			next = again;
 		ms = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 		if (poll(pfd, 3, ms) < 0 && errno != EINTR)
 			return;
@@ -284,7 +310,7 @@ static int probe_main(const struct opts *o)
 		for (int i = 0; i < p->n; i++)
 			printf("PROBE %s (%s) %s %u bytes\n", p->t[i].name, p->t[i].addr,
 			       probe_protocol(&p->cfg), p->cfg.size);
-	probe_loop(p, sig);
+	probe_loop(p, sig, o, family);
 	close(sig);
 	prober_stop(p);
 	ret = report(p, o) ? 1 : 0;

@@ -886,6 +886,10 @@ void prober_read(struct prober *p, int i);
  * ring already (probe_target_ready); p's other targets go. */
 void prober_retarget(struct prober *p, struct probe_target *v, int n, const int *from,
 		     unsigned long long now_ns);
+/* The targets of v (n) that p has not, added (v's are moved; a family's
+ * socket opened where it was not). 0, or -1 with why in errbuf. */
+int prober_add(struct prober *p, struct probe_target *v, int n, unsigned long long now_ns,
+	       char *errbuf, size_t errlen);
 /* t's counts and histogram, carried into nt (a target of another prober). */
 void probe_target_carry(struct probe_target *nt, const struct probe_target *t);
 /* Count every probe still waited for as lost (the run ends). */

@@ -277,6 +277,48 @@ void prober_retarget(struct prober *p, struct probe_target *v, int n, const int 
 			memset(p->txkey[i], 0xff, TXKEYS * sizeof(*p->txkey[i]));
 }
 
+int prober_add(struct prober *p, struct probe_target *v, int n, unsigned long long now_ns,
+	       char *errbuf, size_t errlen)
+{
+	struct probe_target *w = calloc(p->n + n, sizeof(*w));
+	int *from = calloc(p->n + n, sizeof(*from)), m = p->n, ret = -1;
+
+	if (!w || !from) {
+		snprintf(errbuf, errlen, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < p->n; i++) {
+		memcpy(w[i].name, p->t[i].name, sizeof(w[i].name));
+		from[i] = i;
+	}
+	for (int k = 0; k < n; k++) {
+		int fam = v[k].family == AF_INET6, dup = 0;
+
+		for (int i = 0; i < m && !dup; i++)
+			dup = !strcmp(i < p->n ? p->t[i].addr : w[i].addr, v[k].addr);
+		if (dup)
+			continue;
+		if (p->fd[fam] < 0 && socket_open(p, fam, errbuf, errlen))
+			goto out;
+		w[m] = v[k];
+		memset(&v[k], 0, sizeof(v[k])); /* w's now */
+		from[m] = -1;
+		if (probe_target_ready(&w[m++], &p->cfg)) {
+			snprintf(errbuf, errlen, "out of memory");
+			goto out;
+		}
+	}
+	prober_retarget(p, w, m, from, now_ns);
+	w = NULL;
+	ret = 0;
+out:
+	for (int i = p->n; w && i < m; i++)
+		probe_target_free(&w[i]);
+	free(w);
+	free(from);
+	return ret;
+}
+
 int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_t errlen)
 {
 	struct stamp_clock clk = { 0 };
