@@ -465,8 +465,9 @@ static int take_args(const struct cmd_def *cmd, int argc, char **argv, struct op
 		return OPTS_USAGE;
 	}
 	if (o->n_args < cmd->min_args) {
-		log_error("missing %s (usage: xdpong %s %s)", o->n_args ? "argument" : "interface",
-			  cmd->name, cmd->synopsis);
+		log_error("missing %s (usage: xdpong %s %s)",
+			  !o->n_args && cmd->iface_arg ? "interface" : "argument", cmd->name,
+			  cmd->synopsis);
 		return OPTS_USAGE;
 	}
 	return 0;
