@@ -13,7 +13,7 @@ _xdpong_ifaces()
 _xdpong()
 {
 	local cur prev words cword cmd i
-	local cmds="attach detach status stats run addr trace config"
+	local cmds="attach detach status stats run addr trace config probe"
 	# Each command's options, as 'xdpong options' lists them (a test holds
 	# these to that table).
 	local common="--verbose --help"
@@ -28,6 +28,8 @@ _xdpong()
 		[addr]="--json $common"
 		[trace]="--count --json --off $common"
 		[config]="$common"
+		[probe]="--count --interval --size --timeout --source --ttl --tos --ipv4 --ipv6
+			--quiet --port --icmp --json --prometheus $common"
 	)
 
 	# bash-completion's helpers when installed; plain bash otherwise.
@@ -73,8 +75,13 @@ _xdpong()
 		fi
 		return
 		;;
+	-I | --source)
+		COMPREPLY=($(compgen -W "$(_xdpong_ifaces)" -- "$cur"))
+		return
+		;;
 	-a | --addr | --priority | --latency-sample | --max-prefixes | --rate-limit | --global-limit | \
-		-i | --interval | -c | --count | --metrics-listen)
+		-i | --interval | -c | --count | --metrics-listen | -s | --size | -W | --timeout | \
+		-t | --ttl | -Q | --tos | --port)
 		return
 		;;
 	esac
@@ -86,7 +93,8 @@ _xdpong()
 		case ${words[w - 1]} in
 		-m | --mode | -a | --addr | --priority | --latency-sample | --max-prefixes | --rate-limit | \
 			--global-limit | -i | --interval | -c | --count | --metrics-file | \
-			--config | --metrics-listen)
+			--config | --metrics-listen | -s | --size | -W | --timeout | -I | --source | \
+			-t | --ttl | -Q | --tos | --port)
 			continue
 			;;
 		esac
@@ -108,6 +116,7 @@ _xdpong()
 		fi
 		return
 	fi
+	[ "$cmd" = probe ] && return # targets: addresses or names
 	if [ ${#args[@]} -eq 0 ]; then
 		COMPREPLY=($(compgen -W "$(_xdpong_ifaces)" -- "$cur"))
 		return

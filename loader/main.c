@@ -7,7 +7,7 @@
 static const struct cmd_def *const commands[CMD_COUNT] = {
 	[CMD_ATTACH] = &cmd_attach, [CMD_DETACH] = &cmd_detach, [CMD_STATUS] = &cmd_status,
 	[CMD_STATS] = &cmd_stats,   [CMD_RUN] = &cmd_run,       [CMD_ADDR] = &cmd_addr,
-	[CMD_TRACE] = &cmd_trace,   [CMD_CONFIG] = &cmd_config,
+	[CMD_TRACE] = &cmd_trace,   [CMD_CONFIG] = &cmd_config, [CMD_PROBE] = &cmd_probe,
 };
 
 static void usage(FILE *f)
@@ -31,6 +31,7 @@ static void usage(FILE *f)
 		   "  xdpong stats eth0 1                     rates every second\n"
 		   "  xdpong stats eth0 --prometheus          metrics for Prometheus\n"
 		   "  xdpong trace eth0 --count 10            watch the next 10 packets\n"
+		   "  xdpong probe 192.0.2.1 -c 10            measure a STAMP reflector's RTT\n"
 		   "  xdpong detach eth0\n"
 		   "\n"
 		   "Maps are pinned under " PIN_ROOT "/IFACE/ for bpftool. Manual: xdpong(8).\n");
@@ -47,7 +48,7 @@ static void options_dump(FILE *f)
 		[ARG_NONE] = "none",     [ARG_COUNT] = "none",      [ARG_HELP] = "none",
 		[ARG_MODE] = "mode",     [ARG_PREFIX] = "prefix",   [ARG_UINT] = "uint",
 		[ARG_RATE] = "rate",     [ARG_SECONDS] = "seconds", [ARG_PATH] = "path",
-		[ARG_LISTEN] = "listen", [ARG_OPTPORT] = "port?",
+		[ARG_LISTEN] = "listen", [ARG_OPTPORT] = "port?",   [ARG_SOURCE] = "source",
 	};
 	static const char *const scopes[] = {
 		[CFG_NONE] = "cli",

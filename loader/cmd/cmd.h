@@ -25,6 +25,6 @@ struct json_object *json_addresses(const struct attachment *a);
 
 /* ---- the subcommands, one file each ---- */
 extern const struct cmd_def cmd_attach, cmd_detach, cmd_status, cmd_stats, cmd_run, cmd_addr,
-	cmd_trace, cmd_config;
+	cmd_trace, cmd_config, cmd_probe;
 
 #endif /* XDPONG_CMD_H */

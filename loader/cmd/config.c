@@ -34,6 +34,10 @@ static int config_main(const struct opts *o)
 					    "",
 		       io->rate_pps ? ", per-source limit" : "");
 	}
+	for (int i = 0; i < c->n_probes; i++)
+		printf("  probe %s: %s every %g s to %s\n", c->probes[i].name,
+		       c->probes[i].icmp ? "ICMP" : "STAMP", c->probes[i].interval,
+		       c->probes[i].targets);
 	if (c->global.metrics_listen)
 		printf("  metrics and health on http://%s/\n", c->global.metrics_listen);
 	ret = 0;

@@ -104,21 +104,30 @@ static void reload(struct service *svc, struct settings *st, const char *path, s
 		free(c);
 		return;
 	}
-	/* A new listener first: if it cannot be had, the old one stays. */
+	/* A new listener first: if it cannot be had, the old one stays;
+	 * then the probes, which keep theirs if the new ones cannot be had. */
 	if ((c->global.metrics_listen || old_listen) &&
 	    (!c->global.metrics_listen || !old_listen ||
 	     strcmp(c->global.metrics_listen, old_listen))) {
-		struct listener n;
+		struct listener n = { .retry_fd = -1 };
+		int bad = listener_open(&n, c->global.metrics_listen, svc);
 
-		if (listener_open(&n, c->global.metrics_listen, svc)) {
-			log_error("reload: the new --metrics-listen cannot be had; "
-				  "nothing changed");
+		if (bad || probes_apply(&svc->probes, c->probes, c->n_probes)) {
+			if (!bad)
+				listener_close(&n);
+			log_error("reload: the new --metrics-listen or [probe] sections cannot be "
+				  "had; nothing changed");
 			config_free(c);
 			free(c);
 			return;
 		}
 		listener_close(ml);
 		*ml = n;
+	} else if (probes_apply(&svc->probes, c->probes, c->n_probes)) {
+		log_error("reload: the new [probe] sections cannot be had; nothing changed");
+		config_free(c);
+		free(c);
+		return;
 	}
 	ml->addr = c->global.metrics_listen; /* the old config's string goes below */
 	service_apply(svc, c);
@@ -331,6 +340,21 @@ static void loop_fds(const struct loop *l, struct pollfd *pfd)
 	pfd[FD_CLOCK] = (struct pollfd){ .fd = l->clk, .events = POLLIN };
 }
 
+/* Wait for the loop's descriptors and the probes' (after pfd[FD_MAX]);
+ * the probes are served at once, before a reload may change them. */
+static int loop_poll(struct loop *l, struct pollfd *pfd)
+{
+	int http = l->ml->h ? http_timeout_ms(l->ml->h) : -1;
+	int probes = probes_timeout_ms(&l->svc->probes), n, ret;
+
+	loop_fds(l, pfd);
+	n = probes_pollfds(&l->svc->probes, pfd + FD_MAX);
+	ret = poll(pfd, FD_MAX + n, http < 0 || (probes >= 0 && probes < http) ? probes : http);
+	if (ret >= 0)
+		probes_run(&l->svc->probes, pfd + FD_MAX, n);
+	return ret;
+}
+
 static int run_loop(struct service *svc, struct settings *st, const char *config_path,
 		    struct listener *ml, int sig, int mon)
 {
@@ -344,15 +368,14 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 			  .dog = -1,
 			  .clk = clock_timer_open(),
 			  .ret = 1 };
-	struct pollfd pfd[FD_MAX];
+	struct pollfd pfd[FD_MAX + 2 * CONFIG_MAX_PROBES];
 	uint64_t dog_usec = 0;
 
 	/* systemd's watchdog (WatchdogSec=): pet it at half its period. */
 	if (sd_watchdog_enabled(0, &dog_usec) > 0 && dog_usec)
 		l.dog = timer_open(dog_usec / 2e6);
 	for (;;) {
-		loop_fds(&l, pfd);
-		if (poll(pfd, FD_MAX, ml->h ? http_timeout_ms(ml->h) : -1) < 0) {
+		if (loop_poll(&l, pfd) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error("poll: %s", strerror(errno));
@@ -441,6 +464,9 @@ static int run_main(const struct opts *cli)
 		log_error("out of memory");
 		goto out;
 	}
+	/* Probes that cannot be had: before anything is attached, too. */
+	if (probes_apply(&svc->probes, c->probes, c->n_probes))
+		goto out;
 	/* A metrics file that cannot be written is a configuration error: said
 	 * before anything is attached (the first one says xdpong_up 0). */
 	if (st.global.metrics_file) {
@@ -498,7 +524,8 @@ const struct cmd_def cmd_run = {
 		       "and keeping its counters and prefixes. Under systemd (Type=notify) it\n"
 		       "reports READY=1 once attached and pets the watchdog while the program\n"
 		       "is still attached. If IFACE is deleted, its pins are removed and run\n"
-		       "exits with status 1.",
+		       "exits with status 1. A config file's [probe NAME] sections make it\n"
+		       "probe too, as 'xdpong probe' does, with the metrics on /metrics.",
 	.examples = "  xdpong run eth0\n"
 		    "  xdpong run eth0 --addr 192.0.2.0/24 --interval 10\n"
 		    "  xdpong run eth0 --interval 1 --json\n"

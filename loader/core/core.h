@@ -9,8 +9,9 @@
  * name (layout.c), the maps' pins and bpffs (pins.c), the .bss map
  * (bss.c), what runs on an interface (dispatcher.c), finding an attached
  * xdpong (attachment.c) and whether pins are live (liveness.c), the
- * address maps (addrmap.c), the counters (counters.c) and trace's reader
- * locks (readers.c).
+ * address maps (addrmap.c), the counters (counters.c), trace's reader
+ * locks (readers.c) and the prober of `probe` and run's [probe] sections
+ * (prober.c, probestats.c).
  *
  * It promises to change nothing on an interface: it reads, pins, and
  * writes map values. It includes no header of the floors above it
@@ -36,6 +37,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/socket.h>
 #include <linux/types.h>
 #include "xdpong.h"
 #include "xdpong_names.h"
@@ -94,6 +96,7 @@ enum cmd_id {
 	CMD_ADDR,
 	CMD_TRACE,
 	CMD_CONFIG,
+	CMD_PROBE,
 	CMD_COUNT,
 };
 #define CMD_BIT(c) (1U << (c))
@@ -114,6 +117,8 @@ enum opt_arg {
 	ARG_LISTEN,  /* ADDR:PORT, [IPV6]:PORT, a local TCP address: the same */
 	ARG_OPTPORT, /* [=PORT]: a port, 1 to 65535, or the row's dflt without
 		      * one (in a config file: yes); an unsigned long long */
+	ARG_SOURCE,  /* IFACE|ADDR: an interface name or an IP address: a
+		      * const char * into the text */
 };
 
 /* Where a config file may set an option. */
@@ -152,7 +157,7 @@ struct opt_def {
 #define OPT_FIELD(f) .off = offsetof(struct opts, f), .size = sizeof(((struct opts *)0)->f)
 #define OPT_FIELD2(f) .off2 = offsetof(struct opts, f), .size2 = sizeof(((struct opts *)0)->f)
 
-#define OPTS_MAX 32 /* room for opt_table's rows */
+#define OPTS_MAX 48 /* room for opt_table's rows */
 extern const struct opt_def opt_table[];
 extern const int opt_count;
 /* A row's index, for struct opts' seen[]. */
@@ -202,6 +207,11 @@ struct opts {
 	bool off;
 	const char *config;
 	const char *metrics_listen;
+	/* probe's */
+	unsigned long long size, ttl, tos, port;
+	double timeout;
+	const char *source;
+	bool ipv4, ipv6, quiet, icmp;
 	/* Positional arguments, in order, options removed: as many as the
 	 * command line carries (they stay in argv, which the parse orders). */
 	char *const *args;
@@ -768,5 +778,137 @@ bool readers_others(int fd);
 int readers_enter(struct readers *r, __u32 prog_id);
 /* Let the mutex go (the file stays open). */
 void readers_leave(struct readers *r);
+
+/* ---- prober.c, probestats.c: STAMP and ICMP probes, and their RTTs ----
+ * A prober sends to its targets on a schedule and matches the replies
+ * (`xdpong probe`, and run's [probe NAME] sections): STAMP as an RFC 8762
+ * Session-Sender over UDP (no privilege), or ICMP echo through ping
+ * sockets. It never blocks: the caller polls its fds and calls it when
+ * they are readable or prober_next_ns() has come.
+ */
+#define PROBE_STAMP_BASE 44     /* RFC 8762 4.2.1: the unauthenticated packet */
+#define PROBE_BUCKETS 17        /* the histogram's buckets, +Inf last */
+#define PROBE_PENDING_MAX 4096  /* probes a target may wait for at once */
+#define PROBE_SAMPLES_MAX 65536 /* RTTs kept per target for percentiles */
+extern const double probe_bucket_le[PROBE_BUCKETS - 1]; /* seconds, then +Inf */
+
+/* Values kept for percentiles: all up to PROBE_SAMPLES_MAX, then a
+ * uniform reservoir of them. */
+struct probe_samples {
+	double *v; /* ns */
+	unsigned int n, room;
+	unsigned long long seen;
+	double sum, sumsq, min, max; /* of every one seen */
+};
+/* A distribution's summary, ns (mdev: the standard deviation, as ping's). */
+struct probe_dist {
+	double min, mean, p50, p90, p99, max, mdev;
+};
+struct probe_pending;
+struct probe_target {
+	char name[256]; /* as given: a name or an address */
+	char addr[64];  /* the address, as text */
+	struct sockaddr_storage sa;
+	unsigned int salen;
+	int family;
+	unsigned long long sent, received, lost, dups, reordered;
+	unsigned long long bucket[PROBE_BUCKETS]; /* RTTs per bucket, not cumulative */
+	double rtt_sum_s;
+	struct probe_samples rtt, refl, fwd, bwd; /* with keep_samples */
+	unsigned int next_seq, top_seq;           /* top_seq: the highest answered, + 1 */
+	unsigned long long next_send_ns;          /* CLOCK_MONOTONIC */
+	struct probe_pending *pend;               /* a ring of n_pend, by sequence number */
+	unsigned int n_pend;
+	unsigned int oldest; /* the oldest sequence number still in the ring */
+	int index;           /* in its prober's list: STAMP's SSID, ICMP's payload */
+	bool done;           /* -c COUNT sent */
+};
+/* A reply, as the prober tells it (seq: the target's sequence number). */
+struct probe_reply {
+	const struct probe_target *t;
+	unsigned int seq, bytes;
+	int ttl;                           /* STAMP: byte 40; ICMP: the reply's; -1 unknown */
+	double rtt_ns, refl_ns;            /* refl_ns: T3 - T2, STAMP only */
+	double fwd_ns, bwd_ns;             /* with synced */
+	bool synced, dup, reordered, late; /* late: after it was counted lost */
+};
+struct probe_cfg {
+	const char *label; /* "cli", or the [probe NAME] section */
+	bool icmp;
+	unsigned int port;        /* STAMP's */
+	unsigned int size;        /* STAMP: the UDP payload; ICMP: data after the header */
+	int ttl, tos;             /* -1: the kernel's */
+	double interval, timeout; /* seconds */
+	unsigned long long count; /* probes per target, 0: no end */
+	const char *source;       /* -I IFACE|ADDR, or NULL */
+	bool keep_samples;        /* percentiles (the command's summary) */
+	void (*on_reply)(const struct probe_reply *r, void *arg);
+	void *arg;
+};
+struct prober {
+	struct probe_cfg cfg;
+	struct probe_target *t;
+	int n;
+	int fd[2];           /* IPv4, IPv6; -1 where no target is of the family */
+	unsigned int key[2]; /* the next SO_TIMESTAMPING key of each socket */
+	struct probe_txkey *txkey[2];
+	unsigned short ssid; /* RFC 8972 3: the first target's; the next, + 1 */
+	unsigned int magic;  /* ICMP: this run's, in every payload */
+	unsigned int errest; /* our Error Estimate (RFC 4656 4.1.2) */
+	bool synced;         /* our clock is synchronised (S) */
+	bool raw;            /* ICMP through raw sockets (CAP_NET_RAW) */
+	bool due_known;      /* prober_tick has nothing before due_ns */
+	unsigned long long due_ns;
+	unsigned char *buf;                                        /* a packet, sent or received */
+	bool ts_ok;                                                /* SO_TIMESTAMPING accepted */
+	bool said_no_tx, said_no_rx, said_send;                    /* said once */
+	unsigned long long tx_kernel, tx_user, rx_kernel, rx_user; /* where T1, T4 came from */
+};
+/* "stamp" or "icmp". */
+const char *probe_protocol(const struct probe_cfg *c);
+/* Every address name resolves to (family: 0, AF_INET or AF_INET6)
+ * appended to *v (*n of them). 0, or -1 with why in errbuf. */
+int probe_resolve(const char *name, int family, struct probe_target **v, int *n, char *errbuf,
+		  size_t errlen);
+/* Open the sockets for p->t (cfg and targets set); 0, or -1 with why in
+ * errbuf (for ICMP the refusal names net.ipv4.ping_group_range and
+ * CAP_NET_RAW). The schedule starts at now_ns (CLOCK_MONOTONIC). */
+int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_t errlen);
+void prober_close(struct prober *p);
+/* Free a target's own memory (its ring and samples). */
+void probe_target_free(struct probe_target *t);
+/* Give t a pending ring for cfg (its own memory). 0 or -ENOMEM. */
+int probe_target_ready(struct probe_target *t, const struct probe_cfg *cfg);
+/* Send what is due, count as lost what waited past the timeout. */
+void prober_tick(struct prober *p, unsigned long long now_ns);
+/* Read what socket i (0: IPv4, 1: IPv6) holds: replies and timestamps. */
+void prober_read(struct prober *p, int i);
+/* Give p the targets v (n, from probe_resolve; p owns them then): v[i]
+ * with from[i] >= 0 is p's target from[i] again, with its counts, its
+ * sequence and its probes in flight; the rest start at now_ns and need a
+ * ring already (probe_target_ready); p's other targets go. */
+void prober_retarget(struct prober *p, struct probe_target *v, int n, const int *from,
+		     unsigned long long now_ns);
+/* The targets of v (n) that p has not, added (v's are moved; a family's
+ * socket opened where it was not). 0, or -1 with why in errbuf. */
+int prober_add(struct prober *p, struct probe_target *v, int n, unsigned long long now_ns,
+	       char *errbuf, size_t errlen);
+/* t's counts and histogram, carried into nt (a target of another prober). */
+void probe_target_carry(struct probe_target *nt, const struct probe_target *t);
+/* Count every probe still waited for as lost (the run ends). */
+void prober_stop(struct prober *p);
+/* When prober_tick is next needed (CLOCK_MONOTONIC ns); 0: never again
+ * (-c COUNT sent and nothing waited for). */
+unsigned long long prober_next_ns(const struct prober *p);
+/* Now on CLOCK_MONOTONIC, ns. */
+unsigned long long probe_now_ns(void);
+/* probestats.c: one RTT into t's histogram; samples kept as cfg says. */
+void probe_samples_add(struct probe_samples *s, double ns);
+void probe_samples_free(struct probe_samples *s);
+/* The summary of s (all zero when empty). */
+void probe_dist_of(const struct probe_samples *s, struct probe_dist *d);
+void probe_hist_add(struct probe_target *t, double rtt_ns);
+/* The Prometheus text of n probers (their HELP and TYPE once). */
+void probe_prom_print(FILE *f, const struct prober *const *v, int n);
 
 #endif /* XDPONG_CORE_H */

@@ -10,10 +10,12 @@
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include "core.h"
 
 #define ATTACH_RUN (CMD_BIT(CMD_ATTACH) | CMD_BIT(CMD_RUN))
 #define ALL_CMDS ((1U << CMD_COUNT) - 1)
+#define PROBE CMD_BIT(CMD_PROBE)
 #define RATE_MAX 1000000000ULL
 
 /* The table, one option per entry, as written: clang-format would give each field a line. */
@@ -66,7 +68,7 @@ const struct opt_def opt_table[] = {
 	  .help = "print per-second rates every SECS seconds" },
 	{ .name = "json", .short_name = 'j', .arg = ARG_NONE,
 	  .cmds = CMD_BIT(CMD_RUN) | CMD_BIT(CMD_STATUS) | CMD_BIT(CMD_STATS) |
-		  CMD_BIT(CMD_ADDR) | CMD_BIT(CMD_TRACE),
+		  CMD_BIT(CMD_ADDR) | CMD_BIT(CMD_TRACE) | CMD_BIT(CMD_PROBE),
 	  OPT_FIELD(json),
 	  .help = "JSON output (one object per line where there are several)" },
 	{ .name = "metrics-file", .arg = ARG_PATH, .metavar = "PATH", .cmds = CMD_BIT(CMD_RUN),
@@ -95,6 +97,46 @@ const struct opt_def opt_table[] = {
 	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(metrics_listen),
 	  .help = "serve GET /metrics (Prometheus) and /healthz\n"
 		  "over HTTP at ADDR:PORT, e.g. 127.0.0.1:9435" },
+	/* probe's, as ping and fping spell them */
+	{ .name = "count", .short_name = 'c', .arg = ARG_UINT, .metavar = "N",
+	  .cmds = PROBE, OPT_FIELD(count), .min = 1, .max = ~0ULL,
+	  .help = "send N probes to each target (default: until\n"
+		  "interrupted)" },
+	{ .name = "interval", .short_name = 'i', .arg = ARG_SECONDS, .metavar = "SECS",
+	  .cmds = PROBE, OPT_FIELD(interval),
+	  .help = "SECS between two probes to a target (default 1)" },
+	{ .name = "size", .short_name = 's', .arg = ARG_UINT, .metavar = "BYTES",
+	  .cmds = PROBE, OPT_FIELD(size), .min = 0, .max = 65000,
+	  .help = "STAMP: the test packet, 44 (the default) or more;\n"
+		  "ICMP: the data after the header (default 56)" },
+	{ .name = "timeout", .short_name = 'W', .arg = ARG_SECONDS, .metavar = "SECS",
+	  .cmds = PROBE, OPT_FIELD(timeout),
+	  .help = "wait SECS for a reply, then count it lost\n"
+		  "(default 1)" },
+	{ .name = "source", .short_name = 'I', .arg = ARG_SOURCE, .metavar = "IFACE|ADDR",
+	  .cmds = PROBE, OPT_FIELD(source),
+	  .help = "send from this interface or address" },
+	{ .name = "ttl", .short_name = 't', .arg = ARG_UINT, .metavar = "TTL",
+	  .cmds = PROBE, OPT_FIELD(ttl), .min = 1, .max = 255,
+	  .help = "IP TTL or IPv6 hop limit of the probes" },
+	{ .name = "tos", .short_name = 'Q', .arg = ARG_UINT, .metavar = "TOS",
+	  .cmds = PROBE, OPT_FIELD(tos), .min = 0, .max = 255,
+	  .help = "IP TOS or IPv6 traffic class of the probes" },
+	{ .name = "ipv4", .short_name = '4', .arg = ARG_NONE, .cmds = PROBE, OPT_FIELD(ipv4),
+	  .help = "only the IPv4 addresses of the targets" },
+	{ .name = "ipv6", .short_name = '6', .arg = ARG_NONE, .cmds = PROBE, OPT_FIELD(ipv6),
+	  .help = "only the IPv6 addresses of the targets" },
+	{ .name = "quiet", .short_name = 'q', .arg = ARG_NONE, .cmds = PROBE, OPT_FIELD(quiet),
+	  .help = "no line per reply: only the summary" },
+	{ .name = "port", .arg = ARG_UINT, .metavar = "PORT", .cmds = PROBE, OPT_FIELD(port),
+	  .min = 1, .max = 65535,
+	  .help = "the reflectors' STAMP port (default 862)" },
+	{ .name = "icmp", .arg = ARG_NONE, .cmds = PROBE, OPT_FIELD(icmp),
+	  .help = "ICMP or ICMPv6 echo instead of STAMP" },
+	{ .name = "prometheus", .short_name = 'p', .arg = ARG_NONE, .cmds = PROBE,
+	  OPT_FIELD(prometheus),
+	  .help = "at the end, the Prometheus text format instead\n"
+		  "of the summary" },
 	{ .name = "verbose", .short_name = 'v', .arg = ARG_COUNT, .cmds = ALL_CMDS,
 	  OPT_FIELD(verbose),
 	  .help = "say more (twice: libbpf's and libxdp's debug output)" },
@@ -249,6 +291,30 @@ void opts_free(struct opts *o)
 	o->n_addrs = 0;
 }
 
+/* -I: an IP address, or a name an interface could have. */
+static bool source_valid(const char *text)
+{
+	unsigned char a[16];
+
+	if (inet_pton(AF_INET, text, a) == 1 || inet_pton(AF_INET6, text, a) == 1)
+		return true;
+	return *text && strlen(text) < IF_NAMESIZE && !strpbrk(text, "/ \t\n:");
+}
+
+/* What is wrong with the text of a path, a source or a listen address;
+ * NULL if nothing. */
+static const char *text_why(enum opt_arg arg, const char *text)
+{
+	if (arg == ARG_PATH && !*text)
+		return "expected a path";
+	if (arg == ARG_SOURCE && !source_valid(text))
+		return "expected an interface name (1 to 15 characters) or an IP address";
+	if (arg == ARG_LISTEN && listen_parse(text, NULL))
+		return "expected ADDR:PORT, an IP address of this host and a port 1 to "
+		       "65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
+	return NULL;
+}
+
 int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *errbuf, size_t errlen)
 {
 	unsigned long long u = 0, u2 = 0;
@@ -301,9 +367,10 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *err
 			*VALUE(o, d, double) = secs;
 		break;
 	case ARG_PATH:
-		if (!*text)
-			why = "expected a path";
-		else
+	case ARG_SOURCE:
+	case ARG_LISTEN:
+		why = text_why(d->arg, text);
+		if (!why)
 			*VALUE(o, d, const char *) = text;
 		break;
 	case ARG_OPTPORT:
@@ -314,13 +381,6 @@ int opt_set(const struct opt_def *d, const char *text, struct opts *o, char *err
 			why = "expected a port, 1 to 65535 (or none: the default)";
 		if (!why)
 			*VALUE(o, d, unsigned long long) = u;
-		break;
-	case ARG_LISTEN:
-		if (listen_parse(text, NULL))
-			why = "expected ADDR:PORT, an IP address of this host and a port 1 to "
-			      "65535 (e.g. 127.0.0.1:9435, [::1]:9435)";
-		else
-			*VALUE(o, d, const char *) = text;
 		break;
 	}
 	if (why) {
@@ -405,8 +465,9 @@ static int take_args(const struct cmd_def *cmd, int argc, char **argv, struct op
 		return OPTS_USAGE;
 	}
 	if (o->n_args < cmd->min_args) {
-		log_error("missing %s (usage: xdpong %s %s)", o->n_args ? "argument" : "interface",
-			  cmd->name, cmd->synopsis);
+		log_error("missing %s (usage: xdpong %s %s)",
+			  !o->n_args && cmd->iface_arg ? "interface" : "argument", cmd->name,
+			  cmd->synopsis);
 		return OPTS_USAGE;
 	}
 	return 0;

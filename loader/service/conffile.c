@@ -32,6 +32,7 @@ struct parse {
 	int line;
 	int depth;
 	int section;      /* -1: [global], else an index into c->ifaces */
+	int probe;        /* an index into c->probes in a [probe NAME], else -1 */
 	bool bad_section; /* the current section was refused: skip its keys */
 	bool failed;
 };
@@ -105,19 +106,139 @@ static bool valid_ifname(const char *s)
 	return true;
 }
 
+/* "[probe NAME]": a name for the metrics' probe label. */
+static void probe_section(struct parse *p, const char *text)
+{
+	const char *name = text + strlen("probe");
+	struct config_probe *cp;
+
+	while (isspace((unsigned char)*name))
+		name++;
+	p->bad_section = true;
+	if (!*name || strlen(name) >= CONFIG_PROBE_NAME ||
+	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+		    strlen(name)) {
+		fail(p, "invalid probe name in [%s]: 1 to %d letters, digits, '_', '.' or '-'",
+		     text, CONFIG_PROBE_NAME - 1);
+		return;
+	}
+	for (int i = 0; i < p->c->n_probes; i++) {
+		if (!strcmp(p->c->probes[i].name, name)) {
+			fail(p, "[probe %s] again (first at %s:%d): merge the two sections", name,
+			     p->c->probes[i].file, p->c->probes[i].line);
+			return;
+		}
+	}
+	if (p->c->n_probes >= CONFIG_MAX_PROBES) {
+		fail(p, "more than %d [probe] sections", CONFIG_MAX_PROBES);
+		return;
+	}
+	p->bad_section = false;
+	p->probe = p->c->n_probes++;
+	cp = &p->c->probes[p->probe];
+	*cp = (struct config_probe){
+		.port = XDPONG_STAMP_PORT, .interval = 1, .timeout = 1, .line = p->line
+	};
+	snprintf(cp->name, sizeof(cp->name), "%s", name);
+	snprintf(cp->file, sizeof(cp->file), "%s", p->path);
+}
+
+/* targets: more words; each must be a name or an address. */
+static int probe_targets(struct parse *p, struct config_probe *cp, const char *value)
+{
+	size_t old = cp->targets ? strlen(cp->targets) : 0, len = strlen(value);
+	char *more;
+
+	if (!*value || strspn(value, " ,\t") == len)
+		return fail(p, "[probe %s]: targets: expected names or addresses", cp->name);
+	for (const char *c = value; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr(".-_:%, \t", *c))
+			return fail(p, "[probe %s]: targets: '%c' is in no name or address",
+				    cp->name, *c);
+	more = realloc(cp->targets, old + len + 2);
+	if (!more)
+		return fail(p, "out of memory");
+	snprintf(more + old, len + 2, "%s%s", old ? " " : "", value);
+	for (char *c = more; *c; c++)
+		*c = *c == ',' || *c == '\t' ? ' ' : *c;
+	cp->targets = more;
+	return 1;
+}
+
+/* A key of a [probe NAME] section. */
+static int probe_key(struct parse *p, const char *name, const char *value)
+{
+	struct config_probe *cp = &p->c->probes[p->probe];
+	unsigned long long u;
+	double secs;
+
+	if (!strcmp(name, "targets"))
+		return probe_targets(p, cp, value);
+	if (!strcmp(name, "protocol")) {
+		if (strcmp(value, "stamp") && strcmp(value, "icmp"))
+			return fail(p, "invalid value '%s' for protocol: expected stamp or icmp",
+				    value);
+		cp->icmp = !strcmp(value, "icmp");
+	} else if (!strcmp(name, "interval") || !strcmp(name, "timeout")) {
+		if (parse_seconds(value, 0.01, 86400, &secs))
+			return fail(p, "invalid value '%s' for %s: expected seconds, 0.01 to 86400",
+				    value, name);
+		*(name[0] == 'i' ? &cp->interval : &cp->timeout) = secs;
+	} else if (!strcmp(name, "size") || !strcmp(name, "port")) {
+		bool size = name[0] == 's';
+
+		if (parse_u64(value, size ? 0 : 1, size ? 65000 : 65535, &u))
+			return fail(p, "invalid value '%s' for %s: expected %s", value, name,
+				    size ? "bytes, 0 to 65000" : "a port, 1 to 65535");
+		*(size ? &cp->size : &cp->port) = (unsigned int)u;
+		cp->sized |= size;
+	} else {
+		return fail(p,
+			    "unknown key '%s' in [probe %s] (the keys are targets, protocol, "
+			    "interval, timeout, size and port)",
+			    name, cp->name);
+	}
+	return 1;
+}
+
+/* A [probe] section, whole: targets given, and what its protocol allows. */
+static int probe_check(struct config *c, const char *path, const struct config_probe *cp)
+{
+	const char *why = !cp->targets                              ? "no targets" :
+			  cp->icmp && cp->port != XDPONG_STAMP_PORT ? "port is STAMP's: ICMP has "
+								      "none" :
+			  !cp->icmp && cp->sized && cp->size < PROBE_STAMP_BASE ? "a STAMP test "
+										  "packet is 44 "
+										  "bytes or more" :
+										  NULL;
+
+	if (!why)
+		return 0;
+	snprintf(c->error, sizeof(c->error), "%s:%d: [probe %s]: %s", path, cp->line, cp->name,
+		 why);
+	return -1;
+}
+
 /* "[global]" or "[interface NAME]", seen by the reader before any key. */
 static void section_start(struct parse *p, const char *text)
 {
 	char name[128];
 
 	p->bad_section = false;
+	p->probe = -1;
 	if (!strcmp(text, "global")) {
 		p->section = -1;
 		return;
 	}
+	if (!strncmp(text, "probe", 5) && (!text[5] || isspace((unsigned char)text[5]))) {
+		probe_section(p, text);
+		return;
+	}
 	if (sscanf(text, "interface %127s", name) != 1 ||
 	    strlen(text) != strlen("interface ") + strlen(name)) {
-		fail(p, "unknown section [%s] (expected [global] or [interface NAME])", text);
+		fail(p,
+		     "unknown section [%s] (expected [global], [interface NAME] or [probe NAME])",
+		     text);
 		p->bad_section = true;
 		return;
 	}
@@ -236,6 +357,8 @@ static int handler(void *user, const char *section, const char *name, const char
 	(void)section; /* the reader tracked it, empty sections included */
 	if (p->bad_section)
 		return 1; /* reported at its header */
+	if (p->probe >= 0)
+		return probe_key(p, name, value);
 	if (p->section == -1 && !strcmp(name, "include"))
 		return include(p, value);
 	d = opt_by_name(name);
@@ -283,7 +406,7 @@ static int handler(void *user, const char *section, const char *name, const char
 
 static int parse_file(struct config *c, const char *path, int depth)
 {
-	struct parse p = { .c = c, .path = path, .depth = depth, .section = -1 };
+	struct parse p = { .c = c, .path = path, .depth = depth, .section = -1, .probe = -1 };
 	int ret;
 
 	p.f = fopen(path, "r");
@@ -354,6 +477,9 @@ int config_load(const char *path, struct config *c)
 			 "%s: no [interface NAME] section: nothing to serve", path);
 		goto fail;
 	}
+	for (int i = 0; i < c->n_probes; i++)
+		if (probe_check(c, c->probes[i].file, &c->probes[i]))
+			goto fail;
 	if (opts_conflict(&c->global, why, sizeof(why))) {
 		snprintf(c->error, sizeof(c->error), "%s: [global]: %s", path, why);
 		goto fail;
@@ -382,5 +508,10 @@ void config_free(struct config *c)
 	c->n_strings = 0;
 	for (int i = 0; i < c->n_ifaces; i++)
 		opts_free(&c->ifaces[i].o);
+	for (int i = 0; i < c->n_probes; i++) {
+		free(c->probes[i].targets);
+		c->probes[i].targets = NULL;
+	}
+	c->n_probes = 0;
 	opts_free(&c->global);
 }

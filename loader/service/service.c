@@ -312,6 +312,8 @@ int service_prom(struct service *svc, FILE *f)
 					       .s = ok ? &now[i] : NULL };
 	}
 	ret = prom_print_all(f, rows, svc->n);
+	if (!ret)
+		probes_prom(&svc->probes, f);
 	free(now);
 	return ret;
 }
@@ -518,6 +520,7 @@ void service_free(struct service *svc)
 	for (int i = 0; i < svc->n; i++)
 		opts_free(&svc->v[i].o);
 	svc->n = 0;
+	probes_free(&svc->probes);
 }
 
 int service_up_all(struct service *svc)

@@ -3,7 +3,8 @@
  * The loader's third floor, loader/service/: what `xdpong run` keeps
  * running. It owns the config file (conffile.c), the Prometheus text
  * (prom.c), the interfaces served and their health (service.c), the HTTP
- * endpoints (http.c) and listening for them (listen.c). It brings
+ * endpoints (http.c), listening for them (listen.c) and the probes of its
+ * [probe NAME] sections (probes.c). It brings
  * interfaces up and down only through up/up.h, and reads them through
  * core/core.h; it includes no header above it. Returns: core.h's legend.
  */
@@ -22,10 +23,25 @@ struct config_iface {
 	int line;
 	struct opts o; /* [global] merged with its own keys; owns its addr list */
 };
+/* [probe NAME]: what the service probes, and how (xdpong(8), CONFIG FILE). */
+#define CONFIG_MAX_PROBES 16
+#define CONFIG_PROBE_NAME 64
+struct config_probe {
+	char name[CONFIG_PROBE_NAME];
+	char file[256]; /* where its section is, for messages */
+	int line;
+	char *targets; /* the targets keys' words, space-separated (heap) */
+	bool icmp;
+	unsigned int port, size;
+	double interval, timeout;
+	bool sized; /* size given */
+};
 struct config {
 	struct opts global;
 	int n_ifaces;
 	struct config_iface ifaces[CONFIG_MAX_IFACES];
+	int n_probes;
+	struct config_probe probes[CONFIG_MAX_PROBES];
 	char *strings[CONFIG_MAX_STRINGS]; /* values the opts point into */
 	int n_strings;
 	char error[512]; /* "FILE:LINE: what, and the fix" */
@@ -49,6 +65,36 @@ int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
 /* Rewrite path atomically; errors are printed once, not every interval. */
 int prom_update_file(const char *path, const struct prom_iface *v, int n);
 
+/* ---- probes.c: the [probe NAME] sections, probing as a service ---- */
+#define PROBES_RESOLVE_S 30     /* names resolved again this often */
+#define PROBES_TARGETS_MAX 4096 /* a section's addresses, at most */
+struct pollfd;
+struct probes {
+	int n;
+	struct config_probe cfg[CONFIG_MAX_PROBES]; /* their targets: copies of their own */
+	struct prober *p[CONFIG_MAX_PROBES];
+	unsigned long long resolve_ns; /* when names are resolved next (CLOCK_MONOTONIC) */
+};
+/*
+ * Probe as v says (n sections) instead of as ps did: a section of the same
+ * name, protocol, port, size, interval and timeout keeps its sockets and
+ * every target that stays keeps its counts and its probes in flight; one
+ * changed otherwise starts anew, keeping the counts of the targets that
+ * stay (of the same protocol). A name that does not resolve is said and
+ * tried again later. 0, or -1 (said) with ps as it was.
+ */
+int probes_apply(struct probes *ps, const struct config_probe *v, int n);
+void probes_free(struct probes *ps);
+/* The fds to poll for them, at most 2 * CONFIG_MAX_PROBES: how many. */
+int probes_pollfds(const struct probes *ps, struct pollfd *pfd);
+/* After poll (pfd, n: as probes_pollfds gave them): read what is ready,
+ * send what is due, and resolve the names again when it is time. */
+void probes_run(struct probes *ps, const struct pollfd *pfd, int n);
+/* How long poll may wait for them, ms (-1: no probes). */
+int probes_timeout_ms(const struct probes *ps);
+/* Their metrics (xdpong_probe_*), nothing without probes. */
+void probes_prom(const struct probes *ps, FILE *f);
+
 /* ---- service.c: the interfaces `xdpong run` serves ---- */
 struct served {
 	char name[IF_NAMESIZE];
@@ -69,6 +115,7 @@ struct served {
 struct service {
 	struct served v[CONFIG_MAX_IFACES];
 	int n;
+	struct probes probes; /* [probe NAME]: beside the responder, never in its health */
 	bool wait_for_ifaces; /* config mode: a missing interface is waited for */
 	bool lost_one;        /* an interface was deleted (ends a CLI-mode run) */
 };

@@ -24,7 +24,7 @@ xdpt_rc 0 "$XDPONG" options
 TABLE=$XDPT_OUT
 [ "$(printf '%s\n' "$TABLE" | wc -l)" -ge 20 ] || xdpt_fail "short option table: $TABLE"
 mapfile -t CMDS < <(cut -f1 <<<"$TABLE" | uniq)
-xdpt_assert_eq "attach detach status stats run addr trace config" "${CMDS[*]}" \
+xdpt_assert_eq "attach detach status stats run addr trace config probe" "${CMDS[*]}" \
 	"commands in the table"
 ALL_OPTS=$(cut -f2 <<<"$TABLE" | sort -u)
 
@@ -43,6 +43,7 @@ sample()
 	path) echo /tmp/xdpt-nonexistent-dir/metrics.prom ;;
 	listen) echo 127.0.0.1:29999 ;; # parsed, maybe bound: either way not a usage error
 	port\?) echo 4862 ;;                 # joined by "=": an optional value
+	source) echo lo ;;
 	*) xdpt_fail "no sample for argument type '$1'" ;;
 	esac
 }
@@ -53,6 +54,8 @@ positionals()
 	case $1 in
 	addr) echo xdpt-noif0 list ;;
 	config) echo check /tmp/xdpt-nonexistent.conf ;;
+	# one probe to nothing that answers, its wait short
+	probe) echo 127.0.0.1 -c 1 -W 0.01 ;;
 	*) echo xdpt-noif0 ;;
 	esac
 }
@@ -62,6 +65,8 @@ while IFS=$'\t' read -r cmd long short type _; do
 	[ "$long" = --help ] && continue
 	value=()
 	[ "$type" = none ] || value=("$(sample "$type")")
+	# a STAMP test packet is 44 bytes or more
+	[ "$cmd $long" = "probe --size" ] && value=(64)
 	# shellcheck disable=SC2046 # positionals prints words to split
 	for spelling in "$long" "$short"; do
 		[ "$spelling" = - ] && continue
@@ -102,7 +107,7 @@ for cmd in "${CMDS[@]}"; do
 		awk '/^Options:$/ { inside = 1; next } inside && /^$/ { exit }
 		     inside { for (i = 1; i <= NF; i++) {
 				sub(/\[=[A-Z]+\]$/, "", $i) # an optional value: --stamp[=PORT]
-				if ($i ~ /^--[a-z-]+,?$/) { sub(/,$/, "", $i); print $i } } }' |
+				if ($i ~ /^--[a-z][a-z0-9-]*,?$/) { sub(/,$/, "", $i); print $i } } }' |
 		sort -u)
 	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" \
 		"$(printf '%s\n' "$listed" | tr '\n' ' ')" \
@@ -122,7 +127,7 @@ MAN_OPTS=$(awk '
 		for (i = 1; i <= n; i++) {
 			gsub(/[*,]/, "", w[i])
 			sub(/\\$/, "", w[i]) # "**--stamp**\ [**=**\ *port*]"
-			if (w[i] ~ /^--[a-z][a-z-]*$/) print heading "\t" w[i]
+			if (w[i] ~ /^--[a-z][a-z0-9-]*$/) print heading "\t" w[i]
 		}
 	}
 	{ prev = $0 }' "$MAN")

@@ -135,7 +135,7 @@ comp()
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$@" | sort | tr '\n' ' '
 }
 xdpt_assert_eq "trace " "$(comp xdpong tr)" "completion of 'xdpong tr'"
-xdpt_assert_eq "addr attach config detach run stats status trace " "$(comp xdpong '')" \
+xdpt_assert_eq "addr attach config detach probe run stats status trace " "$(comp xdpong '')" \
 	"completion of the commands"
 xdpt_assert_eq "auto native skb " "$(comp xdpong attach lo --mode '')" "completion of --mode"
 xdpt_assert_eq "--prometheus " "$(comp xdpong stats lo --pr)" "completion of --pr for stats"
