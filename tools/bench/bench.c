@@ -4,6 +4,7 @@
  * exists) the user-space TUN stack, on a veth pair between two network
  * namespaces. Prints one table (or --json); method in tools/bench/README.md.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -48,9 +49,9 @@ static void usage(FILE *f)
 		"  --layout LIST        CPU layouts to run, comma-separated: one, two, mq\n"
 		"                       (one queue per CPU), both (one,two), all (default)\n"
 		"  --only PART          run only PART: cost (the test-run costs), echo\n"
-		"                       (of those, the floor, the bare reflector and\n"
-		"                       xdpong's echo: a quick comparison), net (the\n"
-		"                       veth part) or tput (TCP throughput, iperf3)\n"
+		"                       (of those, the floor, the bare and the checking\n"
+		"                       reflector and xdpong's echo: a quick comparison),\n"
+		"                       net (the veth part) or tput (TCP throughput, iperf3)\n"
 		"  --xdpong PATH        the loader (default build/xdpong)\n"
 		"  --out DIR            data files and results.json (default build/bench)\n"
 		"  --id ID              suffix of namespace and interface names (digits)\n"
@@ -82,6 +83,18 @@ static bool tun_stack_available(const char **path)
 	return false;
 }
 
+/* The flat-out trial's residence times, sampled by the sink (res_start). */
+static int res_keep(struct bench_env *env, struct resp_result *rr)
+{
+	double p50, p99;
+
+	if (res_read(env, &p50, &p99))
+		return fail("no STAMP reply reported T2 and T3");
+	series_add(&rr->res_p50, p50);
+	series_add(&rr->res_p99, p99);
+	return 0;
+}
+
 /* One configuration, one round: max rate, zero-loss rate, RTT. */
 static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, int round)
 {
@@ -98,13 +111,15 @@ static int measure_one(struct bench_env *env, int ri, struct resp_result *rr, in
 		return 0;
 	}
 	if ((r->kind != RESP_TUN_STACK && responder_attach(env, r)) ||
-	    layout_apply(env, env->layout))
+	    layout_apply(env, env->layout) || gen_frame_set(env, r->stamp))
 		return -1;
 	usleep(20000);
 	if (r->kind == RESP_XDPONG && round == 0 && xdpong_counters(env, &xdp_before))
 		return -1;
 	if (r->rate) {
-		if (rate_trial(env, 0, env->trial_ms, &max))
+		if (r->stamp)
+			res_start(env);
+		if (rate_trial(env, 0, env->trial_ms, &max) || (r->stamp && res_keep(env, rr)))
 			return -1;
 		series_add(&rr->max_offered, max.offered_pps);
 		/* Nothing lost flat out across CPUs: the generator was the limit. */
@@ -158,7 +173,8 @@ static int hold(struct bench_env *env, const char *name, int seconds)
 	if (net_setup(env) || rate_init(env))
 		return -1;
 	env->layout = l;
-	if (responder_attach(env, &responders[ri]) || layout_apply(env, l))
+	if (responder_attach(env, &responders[ri]) || layout_apply(env, l) ||
+	    gen_frame_set(env, responders[ri].stamp))
 		return -1;
 	say("holding %s (%s) flat out for %d s", name, layout_name[l], seconds);
 	if (rate_trial(env, 0, seconds * 1000, &t))
@@ -226,7 +242,7 @@ static void machine_info(struct bench_results *res)
 /* The command line, beyond what struct bench_env keeps. */
 struct bench_opts {
 	bool json, do_cost, do_net, do_tput;
-	bool cost_brief; /* --only echo: the echo ratios' three rows */
+	bool cost_brief; /* --only echo: the echo ratios' four rows */
 	const char *out_dir, *hold_name;
 	int hold_s;
 };
@@ -380,6 +396,17 @@ static int args_parse(int argc, char **argv, struct bench_env *env, struct bench
 	return -1;
 }
 
+/* The responder's MAC and address, which the checking reflector answers. */
+static void reflect_ours(struct reflect_bpf *rf)
+{
+	static const __u8 mac[6] = MAC_RESPONDER;
+	__u64 word = 0;
+
+	memcpy(&word, mac, sizeof(mac));
+	rf->bss->check_mac = word;
+	inet_pton(AF_INET, IP4_RESPONDER, (void *)&rf->bss->check_addr4);
+}
+
 /*
  * 2. Signals, the machine, and the bench's own BPF programs loaded. 0 or
  * -1; what it got this far is undone by main's teardown either way.
@@ -411,6 +438,7 @@ static int bench_setup(struct bench_env *env, struct bench_results *res)
 	env->reflect = reflect_bpf__open_and_load();
 	if (!env->gen || !env->sink || !env->reflect)
 		return fail("cannot load the bench's BPF programs");
+	reflect_ours(env->reflect);
 	return 0;
 }
 

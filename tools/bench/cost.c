@@ -51,6 +51,7 @@ const char *const cost_name[COST_N] = {
 	[COST_PASS_FLOOR] = "xdp_pass_floor",
 	[COST_PASS_FLOOR_WHOLE] = "xdp_pass_floor_whole_ns",
 	[COST_BARE_ECHO4] = "bare_echo4_98",
+	[COST_CHECK_ECHO4] = "check_echo4_98",
 	[COST_XDPONG_ECHO4] = "xdpong_echo4_98",
 	[COST_XDPONG_ECHO6] = "xdpong_echo6_118",
 	[COST_XDPONG_ECHO4_1500] = "xdpong_echo4_1500",
@@ -68,6 +69,7 @@ const char *const cost_name[COST_N] = {
 	[COST_PATCH_INLINE] = "reply_patch_inline",
 	[COST_PATCH_CSUM_DIFF] = "reply_patch_bpf_csum_diff",
 	[COST_SUM_EXTRA] = "csum_pass_1416",
+	[COST_CLOCK_READ] = "stamp_clock_read",
 	[COST_NO_CHECKS] = "xdpong_echo4_98_no_checks",
 	[COST_NO_CSUM] = "xdpong_echo4_98_no_csum",
 	[COST_NO_ADDRS] = "xdpong_echo4_98_no_addrs",
@@ -83,6 +85,7 @@ const char *const cost_desc[COST_N] = {
 	[COST_PASS_FLOOR] = "XDP_PASS (floor), 98-byte echo",
 	[COST_PASS_FLOOR_WHOLE] = "  same, whole ns (kernel's reading)",
 	[COST_BARE_ECHO4] = "bare reflector, 98-byte IPv4 echo",
+	[COST_CHECK_ECHO4] = "checking reflector, 98-byte IPv4 echo",
 	[COST_XDPONG_ECHO4] = "xdpong, 98-byte IPv4 echo (as shipped)",
 	[COST_XDPONG_ECHO6] = "xdpong, 118-byte IPv6 echo",
 	[COST_XDPONG_ECHO4_1500] = "xdpong, 1500-byte IPv4 echo",
@@ -100,6 +103,7 @@ const char *const cost_desc[COST_N] = {
 	[COST_PATCH_INLINE] = "reply checksum patch, inline",
 	[COST_PATCH_CSUM_DIFF] = "reply checksum patch, 2 bpf_csum_diff",
 	[COST_SUM_EXTRA] = "checksum pass, the 1416 bytes 1500 adds",
+	[COST_CLOCK_READ] = "STAMP's clock, one bpf_ktime_get_tai_ns",
 	[COST_NO_CHECKS] = "xdpong without header/source checks",
 	[COST_NO_CSUM] = "xdpong without checksum verification",
 	[COST_NO_ADDRS] = "xdpong without own-address lookups",
@@ -588,8 +592,9 @@ static void progs_destroy(struct cost_progs *p)
 }
 
 /*
- * What every trial times first, back to back: the floor, the bare
- * reflector and xdpong's 98-byte echo, the figures of the echo ratios.
+ * What every trial times first, back to back: the floor, the bare and the
+ * checking reflector and xdpong's 98-byte echo, the figures of the echo
+ * ratios.
  */
 static int cost_brief_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 			    const struct pkt pk[PKT_N], double c[COST_N])
@@ -603,6 +608,10 @@ static int cost_brief_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 		     &pk[PKT_ECHO4], &v))
 		return -1;
 	c[COST_BARE_ECHO4] = c[COST_PASS_FLOOR] + v;
+	if (kfold_ns(bpf_program__fd(rf->progs.bench_check_cost_k), XDP_TX, fd_turn, XDP_TX,
+		     &pk[PKT_ECHO4], &v))
+		return -1;
+	c[COST_CHECK_ECHO4] = c[COST_PASS_FLOOR] + v;
 	if (timed_harness(&p->h_def, fd_turn, XDP_TX, &pk[PKT_ECHO4], XDP_TX, &v))
 		return -1;
 	c[COST_XDPONG_ECHO4] = c[COST_PASS_FLOOR] + v;
@@ -683,7 +692,9 @@ static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 	if (kfold_ns(p->h_def.sum_fd, XDP_PASS, fd_null, XDP_PASS, &pk[PKT_ECHO4_1500],
 		     &c[COST_SUM_EXTRA]))
 		return -1;
-	return 0;
+	/* One read of the clock of STAMP's T2 and T3 (two a reply): own time. */
+	return kfold_ns(bpf_program__fd(rf->progs.bench_clock_k), XDP_PASS, fd_null, XDP_PASS,
+			&pk[PKT_ECHO4], &c[COST_CLOCK_READ]);
 }
 
 int cost_measure(struct bench_env *env, int trials, bool brief, struct cost_results *res)

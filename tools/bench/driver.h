@@ -49,6 +49,7 @@ int frame_echo4(__u8 *buf, size_t size, unsigned int ip_len, __u16 seq);
 int frame_echo6(__u8 *buf, size_t size, unsigned int payload_len, __u16 seq);
 int frame_udp4(__u8 *buf, size_t size, unsigned int ip_len);
 int frame_tcp4(__u8 *buf, size_t size, unsigned int ip_len);
+int frame_stamp4(__u8 *buf, size_t size);
 
 /* ---- net.c: namespaces, links, responders, CPU layouts ---- */
 enum layout {
@@ -65,6 +66,7 @@ enum responder_kind {
 	RESP_KERNEL,
 	RESP_XDPONG,
 	RESP_BARE,
+	RESP_CHECK, /* the checking reflector (reflect.bpf.c) */
 	RESP_TUN_STACK,
 };
 
@@ -80,6 +82,7 @@ struct responder {
 	bool rtt;           /* measure the RTT */
 	bool chart;         /* appears in the chart */
 	bool limits;        /* xdpong with --rate-limit and --global-limit LIMITS_FAR_ABOVE */
+	bool stamp;         /* xdpong with --stamp, sent STAMP test packets, not echoes */
 };
 
 /* Both limits far above any rate the bench offers: the limits' cost
@@ -119,6 +122,9 @@ struct bench_env {
 	struct gen_bpf *gen;
 	struct sink_bpf *sink;
 	struct reflect_bpf *reflect;
+	/* The generator's request (gen_frame_set): an echo or a STAMP packet. */
+	__u8 req[BENCH_FRAME_LEN];
+	int req_len;
 	/* state */
 	enum layout layout;
 	const struct responder *attached;
@@ -176,6 +182,12 @@ struct rate_trial {
 	unsigned long long sent, replies;
 };
 int rate_init(struct bench_env *env);
+/* The generator's request: the 98-byte echo, or the STAMP test packet. 0 or -1. */
+int gen_frame_set(struct bench_env *env, bool stamp);
+/* p50 and p99 of the T3 - T2 (ns) that the STAMP replies sampled since
+ * res_start reported. 0, or -1 if none was sampled. */
+void res_start(struct bench_env *env);
+int res_read(struct bench_env *env, double *p50, double *p99);
 int rate_trial(struct bench_env *env, double target_pps, int ms, struct rate_trial *out);
 /* Highest offered rate answered without loss (RFC 2544 26.1), by bisection
  * below max's offered rate. *out is the confirming trial, *peak the trial
@@ -198,9 +210,11 @@ int rtt_wait_answer(struct bench_env *env, const char *dst, double timeout_s);
 /* ---- mq.c: one queue against N, one generator per CPU ---- */
 enum mq_resp {
 	MQ_KERNEL,
+	MQ_CHECK,         /* the checking reflector, native */
 	MQ_BARE,          /* bare reflector, native */
 	MQ_XDPONG,        /* xdpong native as shipped */
 	MQ_XDPONG_LIMITS, /* the same with both limits on, LIMITS_FAR_ABOVE */
+	MQ_XDPONG_STAMP,  /* xdpong native as shipped with --stamp, STAMP requests */
 	MQ_RESP_N,
 };
 #define MQ_QUEUES_MAX 16
@@ -228,6 +242,7 @@ enum cost_row {
 	COST_PASS_FLOOR,
 	COST_PASS_FLOOR_WHOLE,
 	COST_BARE_ECHO4,
+	COST_CHECK_ECHO4,
 	COST_XDPONG_ECHO4,
 	COST_XDPONG_ECHO6,
 	COST_XDPONG_ECHO4_1500,
@@ -247,7 +262,8 @@ enum cost_row {
 	COST_XDPONG_ECHO6_TRIE_N,
 	COST_PATCH_INLINE,
 	COST_PATCH_CSUM_DIFF,
-	COST_SUM_EXTRA, /* own time, no floor: one checksum pass, BENCH_SUM_EXTRA bytes */
+	COST_SUM_EXTRA,  /* own time, no floor: one checksum pass, BENCH_SUM_EXTRA bytes */
+	COST_CLOCK_READ, /* own time, no floor: one read of STAMP's clock (TAI) */
 	/* The breakdown: the 98-byte IPv4 echo through builds that leave one
 	 * part out (BENCH_PART_* in leave_out.h). */
 	COST_NO_CHECKS,

@@ -18,9 +18,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define GEN_MAX_CATCH_UP 64
 
 /* The request, rewritten into every frame: pages come back as the
- * responder and the sink left them (often holding a reply). */
+ * responder and the sink left them (often holding a reply). The echo
+ * request, or with gen_stamp set the shorter STAMP test packet, whose
+ * last 6 bytes are the first 6 of gen_frame_tail6. */
 __u64 gen_frame[BENCH_FRAME_WORDS] = {};
 __u16 gen_frame_tail = 0;
+__u8 gen_frame_tail6[6] = {};
+__u32 gen_stamp = 0;
 __u64 gen_interval_ns = 0; /* 0: send every frame the loop offers */
 __u64 gen_next_ns = 0;
 
@@ -49,11 +53,19 @@ int bench_gen(struct xdp_md *ctx)
 			gen_next_ns = now;
 		gen_next_ns += gen_interval_ns;
 	}
-	if (data + BENCH_FRAME_LEN > end)
-		return XDP_ABORTED;
-	for (int i = 0; i < BENCH_FRAME_WORDS; i++)
-		words[i] = gen_frame[i];
-	*(__u16 *)(data + BENCH_FRAME_WORDS * 8) = gen_frame_tail;
+	if (gen_stamp) {
+		if (data + BENCH_STAMP_FRAME_LEN > end)
+			return XDP_ABORTED;
+		for (int i = 0; i < BENCH_STAMP_WORDS; i++)
+			words[i] = gen_frame[i];
+		__builtin_memcpy(data + BENCH_STAMP_WORDS * 8, gen_frame_tail6, 6);
+	} else {
+		if (data + BENCH_FRAME_LEN > end)
+			return XDP_ABORTED;
+		for (int i = 0; i < BENCH_FRAME_WORDS; i++)
+			words[i] = gen_frame[i];
+		*(__u16 *)(data + BENCH_FRAME_WORDS * 8) = gen_frame_tail;
+	}
 	sent = bpf_map_lookup_elem(&gen_sent, &key);
 	if (sent)
 		(*sent)++;

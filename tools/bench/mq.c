@@ -40,10 +40,13 @@
 /* The responders of this layout, in table order. */
 const struct responder mq_responders[MQ_RESP_N] = {
 	[MQ_KERNEL] = { "kernel", RESP_KERNEL, false, 0, true, false, true },
+	[MQ_CHECK] = { "check-native", RESP_CHECK, true, 0, true, false, false },
 	[MQ_BARE] = { "bare-native", RESP_BARE, true, 0, true, false, true },
 	[MQ_XDPONG] = { "xdpong-native", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true, false, true },
 	[MQ_XDPONG_LIMITS] = { "xdpong-native-limits", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true,
 			       false, true, .limits = true },
+	[MQ_XDPONG_STAMP] = { "xdpong-native-stamp", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true,
+			      false, false, .stamp = true },
 };
 
 const char *const mq_desc = "one veth rx/tx queue per CPU; generator k on CPU k, its frames on\n"
@@ -86,17 +89,14 @@ static void *gen_thread_run(void *arg)
 {
 	struct gen_thread *t = arg;
 	struct xdp_md ctx = {
-		.data_end = BENCH_FRAME_LEN,
+		.data_end = t->env->req_len,
 		.ingress_ifindex = t->env->mq.ifindex_s,
 	};
-	__u8 frame[BENCH_FRAME_LEN];
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame),
-		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = t->env->req,
+		    .data_size_in = t->env->req_len, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
 		    .repeat = INT_MAX, /* ended by the signal long before */
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = GEN_BATCH, );
 
-	memcpy(frame, (void *)t->env->gen->bss->gen_frame, BENCH_FRAME_WORDS * 8);
-	memcpy(frame + BENCH_FRAME_WORDS * 8, (void *)&t->env->gen->bss->gen_frame_tail, 2);
 	t->err = pin_self_cpu(t->cpu) ? -EINVAL : 0;
 	while (!__atomic_load_n(t->go, __ATOMIC_ACQUIRE))
 		usleep(100);
@@ -242,7 +242,7 @@ static int mq_round(struct bench_env *env, int ri, int round, struct mq_results 
 	struct xdpong_read x0, x1;
 	struct mq_trial t;
 
-	if (responder_attach(env, r))
+	if (responder_attach(env, r) || gen_frame_set(env, r->stamp))
 		return -1;
 	usleep(20000);
 	for (int i = 0; i < 2 && !bench_stop; i++) {

@@ -371,20 +371,26 @@ int responder_attach(struct bench_env *env, const struct responder *r)
 				      r->latency_sample == LAT_BENCH_N ? env->sample_n :
 									 r->latency_sample);
 		if (r->limits)
-			snprintf(args + n, sizeof(args) - n, " --rate-limit %s --global-limit %s",
-				 LIMITS_FAR_ABOVE, LIMITS_FAR_ABOVE);
+			n += snprintf(args + n, sizeof(args) - n,
+				      " --rate-limit %s --global-limit %s", LIMITS_FAR_ABOVE,
+				      LIMITS_FAR_ABOVE);
+		if (r->stamp) /* the default port, BENCH_STAMP_PORT */
+			snprintf(args + n, sizeof(args) - n, " --stamp");
 		if (xdpong_cmd(env, args))
 			return fail("`xdpong %s` failed (run with -v to see why)", args);
 		break;
 	case RESP_BARE:
+	case RESP_CHECK:
 		if (enter_ns(env->rpair->nsfd_r))
 			return -1;
 		err = bpf_xdp_attach(env->rpair->ifindex_r,
-				     bpf_program__fd(env->reflect->progs.bench_reflect), flags,
-				     NULL);
+				     bpf_program__fd(r->kind == RESP_CHECK ?
+							     env->reflect->progs.bench_check :
+							     env->reflect->progs.bench_reflect),
+				     flags, NULL);
 		enter_ns(env->rpair->nsfd_s);
 		if (err)
-			return fail("cannot attach the bare reflector to %s: %s", env->rpair->if_r,
+			return fail("cannot attach %s to %s: %s", r->name, env->rpair->if_r,
 				    strerror(-err));
 		break;
 	}
@@ -413,6 +419,7 @@ int responder_detach(struct bench_env *env)
 		err = xdpong_cmd(env, args);
 		break;
 	case RESP_BARE:
+	case RESP_CHECK:
 		if (enter_ns(env->rpair->nsfd_r))
 			return -1;
 		err = bpf_xdp_detach(env->rpair->ifindex_r, env->attached_flags, NULL);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test frames: IPv4/IPv6 echo requests, a UDP datagram and a TCP segment, from lib/'s builder. */
+/*
+ * Test frames: IPv4/IPv6 echo requests, a UDP datagram, a TCP segment and a
+ * STAMP test packet, from lib/'s builder.
+ */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +114,36 @@ int frame_tcp4(__u8 *buf, size_t size, unsigned int ip_len)
 	};
 
 	return frame_l4(buf, size, ip_len, IPPROTO_TCP, &tcp, sizeof(tcp));
+}
+
+/*
+ * A STAMP test packet from a Session-Sender in unauthenticated mode (RFC
+ * 8762 4.2.1, RFC 8972 3's SSID), to the STAMP port, with its UDP checksum
+ * (RFC 768): a reflector verifies it, and patches it in its reply.
+ */
+int frame_stamp4(__u8 *buf, size_t size)
+{
+	const unsigned int udp_len = sizeof(struct udphdr) + BENCH_STAMP_LEN;
+	struct udphdr udp = {
+		.source = htons(40862),
+		.dest = htons(BENCH_STAMP_PORT),
+		.len = htons(udp_len),
+	};
+	int len = frame_l4(buf, size, PKT_IP4_HLEN + udp_len, IPPROTO_UDP, &udp, sizeof(udp));
+	__u8 *ip = buf + PKT_ETH_HLEN, *u = ip + PKT_IP4_HLEN, *stamp = u + sizeof(udp);
+	__u8 tail[4] = { 0, IPPROTO_UDP, udp_len >> 8, udp_len & 0xff };
+	__u16 csum;
+
+	if (len <= 0)
+		return -1;
+	memset(stamp, 0, BENCH_STAMP_LEN);
+	stamp[3] = 1;                     /* Sequence Number 1 */
+	pkt_put_be16(stamp + 4, 0xeb00);  /* Timestamp: December 2024 (NTP) */
+	pkt_put_be16(stamp + 12, 0x0001); /* Error Estimate: S 0, scale 0, multiplier 1 */
+	pkt_put_be16(stamp + 14, 0xbe0c); /* SSID */
+	/* The pseudo-header (RFC 768): addresses, zero, protocol, UDP length. */
+	csum = ~pkt_csum_fold(pkt_csum_partial(
+		u, udp_len, pkt_csum_partial(tail, 4, pkt_csum_partial(ip + 12, 8, 0))));
+	pkt_put_be16(u + 6, csum ? csum : 0xffff);
+	return len;
 }

@@ -30,10 +30,51 @@ static void on_alarm(int sig)
 	alarm_at = ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+int gen_frame_set(struct bench_env *env, bool stamp)
+{
+	__u8 *f = env->req;
+	int len, want = stamp ? BENCH_STAMP_FRAME_LEN : BENCH_FRAME_LEN;
+
+	memset(f, 0, sizeof(env->req));
+	len = stamp ? frame_stamp4(f, sizeof(env->req)) :
+		      frame_echo4(f, sizeof(env->req), BENCH_FRAME_LEN - 14, 1);
+	if (len != want)
+		return fail("cannot build the request frame");
+	env->req_len = len;
+	/* gen.bpf.c: the words, then the echo's 2-byte or STAMP's 6-byte tail. */
+	memcpy(env->gen->bss->gen_frame, f, BENCH_FRAME_WORDS * 8);
+	memcpy(&env->gen->bss->gen_frame_tail, f + BENCH_FRAME_WORDS * 8, 2);
+	memcpy(env->gen->bss->gen_frame_tail6, f + BENCH_STAMP_WORDS * 8, 6);
+	env->gen->bss->gen_stamp = stamp;
+	return 0;
+}
+
+void res_start(struct bench_env *env)
+{
+	memset(env->sink->bss->sink_res_ns, 0, sizeof(env->sink->bss->sink_res_ns));
+	env->sink->bss->sink_res_on = 1;
+}
+
+int res_read(struct bench_env *env, double *p50, double *p99)
+{
+	static double v[BENCH_RES_N];
+	size_t n = 0;
+
+	env->sink->bss->sink_res_on = 0;
+	for (int i = 0; i < BENCH_RES_N; i++)
+		if (env->sink->bss->sink_res_ns[i])
+			v[n++] = env->sink->bss->sink_res_ns[i] - 1;
+	if (!n)
+		return -1;
+	sort_doubles(v, n);
+	*p50 = percentile_sorted(v, n, 50);
+	*p99 = percentile_sorted(v, n, 99);
+	return 0;
+}
+
 int rate_init(struct bench_env *env)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
-	__u8 frame[BENCH_FRAME_LEN];
 
 	/* No SA_RESTART: the signal must end the generator's syscall. */
 	sigemptyset(&sa.sa_mask);
@@ -42,10 +83,8 @@ int rate_init(struct bench_env *env)
 	possible_cpus = libbpf_num_possible_cpus();
 	if (possible_cpus <= 0 || possible_cpus > BENCH_CPUS_MAX)
 		return fail("cannot count CPUs (or more than %d possible)", BENCH_CPUS_MAX);
-	if (frame_echo4(frame, sizeof(frame), BENCH_FRAME_LEN - 14, 1) != BENCH_FRAME_LEN)
-		return fail("cannot build the request frame");
-	memcpy(env->gen->bss->gen_frame, frame, BENCH_FRAME_WORDS * 8);
-	memcpy(&env->gen->bss->gen_frame_tail, frame + BENCH_FRAME_WORDS * 8, 2);
+	if (gen_frame_set(env, false))
+		return -1;
 	/* Outside rate trials the replies go to the stack: RTT probes. */
 	return sink_set_pass(env, true);
 }
@@ -109,11 +148,10 @@ static void set_timer(int ms)
 int rate_trial(struct bench_env *env, double target_pps, int ms, struct rate_trial *out)
 {
 	struct xdp_md ctx = {
-		.data_end = BENCH_FRAME_LEN,
+		.data_end = env->req_len,
 		.ingress_ifindex = env->net.ifindex_s,
 	};
-	__u8 frame[BENCH_FRAME_LEN];
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = sizeof(frame),
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = env->req, .data_size_in = env->req_len,
 		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
 		    .repeat = INT_MAX, /* ended by the timer long before */
 		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, .batch_size = GEN_BATCH, );
@@ -124,8 +162,6 @@ int rate_trial(struct bench_env *env, double target_pps, int ms, struct rate_tri
 	memset(out, 0, sizeof(*out));
 	if (bench_stop)
 		return -1;
-	memcpy(frame, (void *)env->gen->bss->gen_frame, BENCH_FRAME_WORDS * 8);
-	memcpy(frame + BENCH_FRAME_WORDS * 8, (void *)&env->gen->bss->gen_frame_tail, 2);
 	if (enter_ns(env->net.nsfd_s) || counts_reset(env))
 		return -1;
 	env->gen->bss->gen_interval_ns = target_pps > 0 ? (__u64)(1e9 / target_pps) : 0;

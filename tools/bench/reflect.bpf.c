@@ -2,7 +2,8 @@
 /*
  * Bare reflector: the limit of the XDP_TX path, not a product. Answers an
  * IPv4 ICMP echo request (no options) by swapping MACs and addresses and
- * setting type 0; validates nothing else and counts nothing.
+ * setting type 0; validates nothing else and counts nothing. Beside it the
+ * checking reflector, the same with the checks a correct responder makes.
  */
 #define BPF_NO_PRESERVE_ACCESS_INDEX /* packet headers only: as bpf/wire.h */
 #include "vmlinux.h"
@@ -11,40 +12,104 @@
 #include "bench.h"
 #include "turnaround.h"
 #include "kfold.h"
+#include "../../bpf/csum.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-static __always_inline int reflect(struct xdp_md *ctx)
+/* The responder's MAC as stored (low 6 bytes) and IPv4 address, set from
+ * user space once loaded: the checking reflector answers only these. */
+__u64 check_mac;
+__be32 check_addr4;
+
+/*
+ * The bare reflector's turn-around without its one slow step: the type is
+ * written as the whole word it is read as (wire.h), not as a byte read back
+ * in a word (a store-forwarding stall on x86, README), as xdpong writes it.
+ */
+static __always_inline void check_turn4(struct ethhdr *eth, struct iphdr *ip, struct icmphdr *icmp)
+{
+	__u16 old_word = ld16(icmp), new_word = word_with_first_byte(old_word, 0);
+	__be32 tmp = ip->saddr;
+
+	ta_swap_mac(eth);
+	ip->saddr = ip->daddr;
+	ip->daddr = tmp;
+	st16(icmp, new_word);
+	icmp->checksum = ta_csum_update(icmp->checksum, old_word, new_word);
+}
+
+/*
+ * The checks that any correct responder makes before it answers, on a
+ * request the bare reflector would answer, and nothing else: the header
+ * sane (version 4, a total length the frame holds, not a fragment: RFC
+ * 791 3.1, RFC 1122 3.2.1; the bare reflector took no options), the frame
+ * for us (our MAC: XDP sees what a promiscuous NIC takes in; our address),
+ * the IPv4 header and ICMP checksums verified (RFC 1122 3.2.1.2, RFC 792).
+ * They sum with xdpong's own checksum code (bpf/csum.h), so that the two
+ * differ only in what xdpong does beyond these checks. XDP_TX to answer; a
+ * bad checksum is dropped, as the kernel drops it; what they do not check
+ * (an ICMP message of 128 bytes or more) is passed.
+ */
+static __always_inline int checks(struct ethhdr *eth, struct iphdr *ip, struct icmphdr *icmp,
+				  void *end)
+{
+	__u32 tot = bpf_ntohs(ip->tot_len), msg_len = tot - sizeof(*ip);
+	__u64 mac = 0;
+	__s64 sum;
+
+	__builtin_memcpy(&mac, eth->h_dest, 6);
+	if (mac != check_mac || ip->version != 4 || tot < sizeof(*ip) + 8 || msg_len >= 128 ||
+	    (void *)ip + tot > end || ip->frag_off & bpf_htons(0x3fff) || ip->daddr != check_addr4)
+		return XDP_PASS;
+	if (!csum_ok(sum_words(ip, sizeof(*ip))))
+		return XDP_DROP;
+	sum = sum_under_128(icmp, end, msg_len);
+	return sum >= 0 && csum_ok(sum) ? XDP_TX : XDP_DROP;
+}
+
+/*
+ * The bare reflector, or with checked the checking reflector: the same
+ * with checks() first and the turn-around without its slow step. Counts
+ * nothing. turn_back: for the cost harnesses (kfold.h), the reply turned
+ * back into the request.
+ */
+static __always_inline int reflect(struct xdp_md *ctx, bool checked, bool turn_back)
 {
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	struct iphdr *ip = (void *)(eth + 1);
 	struct icmphdr *icmp = (void *)(ip + 1);
+	int verdict;
 
 	if ((void *)(icmp + 1) > end || eth->h_proto != bpf_htons(TA_ETH_P_IP) || ip->ihl != 5 ||
 	    ip->protocol != TA_PROTO_ICMP || icmp->type != 8)
 		return XDP_PASS;
-	ta_turn4(eth, ip, icmp);
+	if (checked) {
+		verdict = checks(eth, ip, icmp, end);
+		if (verdict != XDP_TX)
+			return verdict;
+		check_turn4(eth, ip, icmp);
+	} else {
+		ta_turn4(eth, ip, icmp);
+	}
+	if (turn_back)
+		ta_turn_frame(ctx);
 	return XDP_TX;
 }
 
-SEC("xdp")
-int bench_reflect(struct xdp_md *ctx)
-{
-	return reflect(ctx);
-}
+/* The responders net.c attaches, bare and checking, and the bare one with
+ * the cost harness's turn-around. */
+#define REFLECTOR(name, checked, turn_back)              \
+	SEC("xdp")                                       \
+	int name(struct xdp_md *ctx)                     \
+	{                                                \
+		return reflect(ctx, checked, turn_back); \
+	}
 
-/* Cost harness: reflect, then turn the reply back into the request. */
-SEC("xdp")
-int bench_reflect_cost(struct xdp_md *ctx)
-{
-	int verdict = reflect(ctx);
-
-	if (verdict == XDP_TX)
-		ta_turn_frame(ctx);
-	return verdict;
-}
+REFLECTOR(bench_reflect, false, false)
+REFLECTOR(bench_check, true, false)
+REFLECTOR(bench_reflect_cost, false, true)
 
 /* The turn-around alone: subtracted from the cost harnesses' times. */
 SEC("xdp")
@@ -113,7 +178,8 @@ int bench_patch_csum_diff(struct xdp_md *ctx)
 }
 
 /* K-fold versions for cost.c (kfold.h): the loop alone, the turn-around
- * alone, the bare reflector, and the two checksum patches. */
+ * alone, the bare and the checking reflector, and the two checksum
+ * patches. */
 static __always_inline int body_null(struct xdp_md *ctx)
 {
 	return XDP_PASS;
@@ -123,15 +189,6 @@ static __always_inline int body_turn(struct xdp_md *ctx)
 {
 	ta_turn_frame(ctx);
 	return XDP_TX;
-}
-
-static __always_inline int body_reflect_cost(struct xdp_md *ctx)
-{
-	int verdict = reflect(ctx);
-
-	if (verdict == XDP_TX)
-		ta_turn_frame(ctx);
-	return verdict;
 }
 
 static __always_inline int body_patch_inline(struct xdp_md *ctx)
@@ -146,9 +203,28 @@ static __always_inline int body_patch_csum_diff(struct xdp_md *ctx)
 
 KFOLD_PROGRAM(bench_null_k, body_null)
 KFOLD_PROGRAM(bench_turn_k, body_turn)
-KFOLD_PROGRAM(bench_reflect_cost_k, body_reflect_cost)
+/* kfold.h calls fn(ctx): the reflectors with their turn-arounds. */
+#define BARE_TURNED(ctx) reflect(ctx, false, true)
+#define CHECK_TURNED(ctx) reflect(ctx, true, true)
+KFOLD_PROGRAM(bench_reflect_cost_k, BARE_TURNED)
+KFOLD_PROGRAM(bench_check_cost_k, CHECK_TURNED)
 KFOLD_PROGRAM(bench_patch_inline_k, body_patch_inline)
 KFOLD_PROGRAM(bench_patch_csum_diff_k, body_patch_csum_diff)
+
+/*
+ * One read of the clock STAMP's T2 and T3 come from on a 6.1 or later
+ * kernel without driver timestamps (bpf/stamp.h): each reply reads it
+ * twice. For cost.c's row; kept, so that the read cannot be dropped.
+ */
+__u64 clock_out;
+
+static __always_inline int body_clock(struct xdp_md *ctx)
+{
+	clock_out = bpf_ktime_get_tai_ns();
+	return XDP_PASS;
+}
+
+KFOLD_PROGRAM(bench_clock_k, body_clock)
 
 /*
  * cost.c's vernier for the floor: vernier_n dependent add-and-shift steps,

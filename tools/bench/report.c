@@ -17,6 +17,8 @@ const struct responder responders[NRESP] = {
 			      true },
 	[R_BARE_SKB] = { "bare-skb", RESP_BARE, false, 0, true, false, true },
 	[R_BARE_NATIVE] = { "bare-native", RESP_BARE, true, 0, true, true, true },
+	/* The bare reflector with the checks a correct responder makes. */
+	[R_CHECK_NATIVE] = { "check-native", RESP_CHECK, true, 0, true, false, false },
 	/* Observability: the same program with the latency histogram off,
 	 * sampled 1 in N, and timing every reply. */
 	[R_XDPONG_LAT_OFF] = { "xdpong-native-lat-off", RESP_XDPONG, true, 0, true, false, false },
@@ -24,6 +26,9 @@ const struct responder responders[NRESP] = {
 				   false, false },
 	[R_XDPONG_LAT_EVERY] = { "xdpong-native-lat-every", RESP_XDPONG, true, 1, true, false,
 				 false },
+	/* STAMP reflection as shipped, sent STAMP test packets instead of echoes. */
+	[R_XDPONG_STAMP] = { "xdpong-native-stamp", RESP_XDPONG, true, LAT_LOADER_DEFAULT, true,
+			     false, false, .stamp = true },
 	[R_TUN_STACK] = { "tun-stack", RESP_TUN_STACK, false, 0, false, true, true },
 };
 
@@ -93,6 +98,12 @@ static void targets_layout(struct bench_results *res, int l)
 		/* close to bare on one CPU (the mq layout has its own, on N queues) */
 		add_target(res, ln, "xdpong native rate >= 0.95x bare reflector", &s, 0.95, true,
 			   "x");
+		/* the limit of a correct responder, and STAMP near echo */
+		ratio_series(&r[R_XDPONG_NATIVE].max_pps, &r[R_CHECK_NATIVE].max_pps, &s);
+		add_target(res, ln, "xdpong native rate >= 0.95x checking reflector", &s, 0.95,
+			   true, "x");
+		ratio_series(&r[R_XDPONG_STAMP].max_pps, &r[R_XDPONG_NATIVE].max_pps, &s);
+		add_target(res, ln, "xdpong STAMP rate >= 0.90x its echo rate", &s, 0.9, true, "x");
 	}
 	ratio_series(&r[R_XDPONG_SKB].max_pps, &r[R_KERNEL].max_pps, &s);
 	add_target(res, ln, "xdpong skb rate >= 3.5x kernel", &s, 3.5, true, "x");
@@ -149,6 +160,9 @@ static void targets_cost_echo(struct bench_results *res)
 
 	ratio_series(&c[COST_XDPONG_ECHO4], &c[COST_BARE_ECHO4], &s);
 	add_target(res, NULL, "xdpong cost per 98-byte echo <= 1.2x bare reflector's", &s, 1.2,
+		   false, "x");
+	ratio_series(&c[COST_XDPONG_ECHO4], &c[COST_CHECK_ECHO4], &s);
+	add_target(res, NULL, "xdpong cost per 98-byte echo <= 1.1x checking refl.'s", &s, 1.1,
 		   false, "x");
 	diff_series(&c[COST_XDPONG_ECHO4_1500], &c[COST_XDPONG_ECHO4], &d);
 	ratio_series(&d, &c[COST_SUM_EXTRA], &s);
@@ -246,16 +260,23 @@ static void targets_mq(struct bench_results *res)
 	dropped = m->xdp[MQ_XDPONG_LIMITS].rate_limited + m->xdp[MQ_XDPONG_LIMITS].global_limited;
 	s = count_series(dropped);
 	add_target(res, "mq", "requests dropped by the limits = 0", &s, 0, false, "");
-	for (int ri = MQ_XDPONG; ri <= MQ_XDPONG_LIMITS; ri++) {
+	for (int ri = 0; ri < MQ_RESP_N; ri++) {
 		unsigned long long x = m->xdp[ri].replied, k = m->sink_replies[ri];
 
-		off += x > k ? x - k : k - x;
+		if (mq_responders[ri].kind == RESP_XDPONG)
+			off += x > k ? x - k : k - x;
 	}
 	s = count_series(off);
 	add_target(res, "mq", "xdpong replied - sink's count = 0", &s, 0, false, "");
 	ratio_series(&p[MQ_XDPONG][1], &p[MQ_BARE][1], &s);
 	snprintf(what, sizeof(what), "xdpong native >= 0.95x bare, %d queues", m->queues);
 	add_target(res, "mq", what, &s, 0.95, true, "x");
+	ratio_series(&p[MQ_XDPONG][1], &p[MQ_CHECK][1], &s);
+	snprintf(what, sizeof(what), "xdpong native >= 0.95x checking refl., %d queues", m->queues);
+	add_target(res, "mq", what, &s, 0.95, true, "x");
+	ratio_series(&p[MQ_XDPONG_STAMP][1], &p[MQ_XDPONG][1], &s);
+	snprintf(what, sizeof(what), "xdpong STAMP >= 0.90x its echo, %d queues", m->queues);
+	add_target(res, "mq", what, &s, 0.9, true, "x");
 	s = count_series(m->misplaced * 100);
 	add_target(res, "mq", "frames off their queue or CPU <= 1%", &s, 1, false, "%");
 }
@@ -282,6 +303,22 @@ static void fmt_series(char *buf, size_t size, const struct series *s, double sc
 	}
 	snprintf(buf, size, "%.*f [%.*f-%.*f]", prec, series_median(s) * scale, prec,
 		 series_min(s) * scale, prec, series_max(s) * scale);
+}
+
+/* What STAMP replies report: T3 - T2, xdpong's own time from the T2 read
+ * to the T3 read (tools/bench/README.md). */
+static void print_residence(FILE *f, const struct resp_result *r)
+{
+	char a[64], b[64];
+
+	for (int ri = 0; ri < NRESP; ri++) {
+		if (!r[ri].measured || !r[ri].res_p50.n)
+			continue;
+		fmt_series(a, sizeof(a), &r[ri].res_p50, 1, 0);
+		fmt_series(b, sizeof(b), &r[ri].res_p99, 1, 0);
+		fprintf(f, "  STAMP T3 - T2 in the replies (ns, flat out)  p50 %-18s p99 %s\n", a,
+			b);
+	}
 }
 
 static void print_rates(FILE *f, const struct bench_results *res, int l)
@@ -316,6 +353,7 @@ static void print_rates(FILE *f, const struct bench_results *res, int l)
 		fprintf(f, "  %-28s %-18s %-18s %-18s %s%s\n", responders[ri].name, a, b, c, d,
 			r[ri].rtt_lost ? " (probes lost)" : "");
 	}
+	print_residence(f, r);
 }
 
 static void print_observability(FILE *f, const struct bench_results *res)
@@ -365,7 +403,7 @@ static void print_cost(FILE *f, const struct bench_results *res)
 	for (int i = 0; i < COST_BREAKDOWN_FIRST; i++) {
 		fmt_series(a, sizeof(a), &res->cost.ns[i], 1, 1);
 		fmt_series(b, sizeof(b), &res->cost.ratio[i], 1, 2);
-		if (i == COST_SUM_EXTRA) /* a part of a packet's cost: no floor */
+		if (i == COST_SUM_EXTRA || i == COST_CLOCK_READ) /* parts of a packet's cost */
 			snprintf(b, sizeof(b), "-");
 		fprintf(f, "  %-42s %-24s %s\n", cost_desc[i], a, b);
 	}
@@ -409,6 +447,10 @@ static void print_breakdown(FILE *f, const struct bench_results *res)
 	diff_series(&ns[COST_XDPONG_ECHO4], &ns[COST_BARE_ECHO4], &s);
 	fmt_series(b, sizeof(b), &s, 1, 1);
 	fprintf(f, "  %-42s %-24s %s\n", "bare reflector", a, b);
+	fmt_series(a, sizeof(a), &ns[COST_CHECK_ECHO4], 1, 1);
+	diff_series(&ns[COST_XDPONG_ECHO4], &ns[COST_CHECK_ECHO4], &s);
+	fmt_series(b, sizeof(b), &s, 1, 1);
+	fprintf(f, "  %-42s %-24s %s\n", "checking reflector", a, b);
 }
 
 /* Each configuration's ratio to what it is compared with, per round. */
@@ -451,7 +493,9 @@ static void print_mq_counters(FILE *f, const struct mq_results *m)
 
 	fprintf(f, "  xdpong's counters over every trial (xdpong stats --json) against the "
 		   "sink's:\n");
-	for (int ri = MQ_XDPONG; ri <= MQ_XDPONG_LIMITS; ri++) {
+	for (int ri = 0; ri < MQ_RESP_N; ri++) {
+		if (mq_responders[ri].kind != RESP_XDPONG)
+			continue;
 		x = &m->xdp[ri];
 		fprintf(f,
 			"    %-22s replied %llu, sink %llu, tx_failed %llu, "
@@ -595,6 +639,13 @@ static struct json_object *json_responder(const struct resp_result *r)
 		json_object_object_add(o, "rtt_lost", json_object_new_int(r->rtt_lost));
 		json_object_object_add(o, "rtt_kernel_timestamps",
 				       json_object_new_boolean(r->rtt_kernel_stamps));
+	}
+	if (r->res_p50.n) {
+		struct json_object *res = json_object_new_object();
+
+		json_object_object_add(res, "p50", json_series(&r->res_p50, 1));
+		json_object_object_add(res, "p99", json_series(&r->res_p99, 1));
+		json_object_object_add(o, "stamp_t3_minus_t2_ns", res);
 	}
 	if (r->max_pps.n)
 		json_object_object_add(o, "generator_bound_rounds",
@@ -825,6 +876,8 @@ static int write_mq_dat(const char *dir, const struct bench_results *res)
 		return -1;
 	fprintf(f, "# responder | 1 queue | %d queues (Mpps: median min max)\n", res->mq.queues);
 	for (int ri = 0; ri < MQ_RESP_N; ri++) {
+		if (!mq_responders[ri].chart)
+			continue;
 		fprintf(f, "\"%s\"", mq_responders[ri].name);
 		dat_series(f, &res->mq.pps[ri][0], 1e-6);
 		dat_series(f, &res->mq.pps[ri][1], 1e-6);

@@ -13,6 +13,8 @@ enum resp_id {
 	R_KERNEL,
 	R_XDPONG_SKB,
 	R_XDPONG_NATIVE,
+	R_XDPONG_STAMP, /* beside the rows it is compared with: per-round ratios */
+	R_CHECK_NATIVE,
 	R_BARE_SKB,
 	R_BARE_NATIVE,
 	R_XDPONG_LAT_OFF,
@@ -30,6 +32,8 @@ struct resp_result {
 	/* v[k] of every series is round k: same-run ratios pair them. */
 	struct series max_pps, max_offered, max_loss, zero_pps;
 	struct series rtt[RTT_N]; /* us */
+	/* STAMP rows: the replies' T3 - T2 (ns) in the flat-out trial */
+	struct series res_p50, res_p99;
 	int rtt_lost;
 	int generator_bound; /* rounds the generator, not the responder, limited */
 	bool rtt_kernel_stamps;
