@@ -14,12 +14,11 @@
 #     replies are uncounted only where stats says so; and each alert's
 #     expression without its threshold selects the series it is about
 #     (its selectors and vector matching fit the labels xdpong exports);
-#  4. where `config check` knows [probe NAME] sections (a run probing the
-#     pinger's kernel by ICMP): histogram_quantile(0.99, ...) of
+#  4. with a [probe NAME] section (the run probing the pinger's kernel by
+#     ICMP): histogram_quantile(0.99, ...) of
 #     xdpong_probe_rtt_seconds is under 1 s and in the histogram's bucket
 #     of the p99 of `xdpong probe --json` on the same path, or a neighbour;
-#     no probe is lost, and no probe alert is pending. Where the section is unknown, this part is
-#     skipped and the test says so; any other refusal of it fails.
+#     no probe is lost, and no probe alert is pending.
 # The server runs in the responder's namespace (its ports are the test's
 # own), with its storage in the scratch directory, one hour of retention
 # and one Go thread; the namespace's cleanup kills it on any exit.
@@ -52,18 +51,8 @@ conf >"$XDPT_TMP/xdpong.conf"
 	conf
 	printf '\n[probe mesh]\ntargets = 10.81.0.1\nprotocol = icmp\ninterval = 0.1\n'
 } >"$XDPT_TMP/probe.conf"
-# Probes where `config check` knows the section; any other refusal of it
-# fails the test.
-PROBE=yes
-if ! "$XDPONG" config check "$XDPT_TMP/probe.conf" >"$XDPT_TMP/probe.check" 2>&1; then
-	grep -q 'unknown section \[probe mesh\]' "$XDPT_TMP/probe.check" ||
-		xdpt_fail "config check refuses the probe section: $(cat "$XDPT_TMP/probe.check")"
-	PROBE=
-	xdpt_log "SKIPPED the probe part: $(head -n 1 "$XDPT_TMP/probe.check")"
-	fl_run "$XDPT_TMP/xdpong.conf"
-else
-	fl_run "$XDPT_TMP/probe.conf"
-fi
+xdpt_ok "$XDPONG" config check "$XDPT_TMP/probe.conf"
+fl_run "$XDPT_TMP/probe.conf"
 xdf_run_wait_attached "$NS_RESP" "$FR" 10 || xdpt_fail "run did not attach to $FR"
 
 # Prometheus's config: the shipped one, with the rules beside it, scraping
@@ -189,18 +178,8 @@ series_of()
 		xdpt_log "${a%=*}: $n series of $query"
 	done
 }
-probes=0
-[ -n "$PROBE" ] && probes=1
 series_of XdpongDown=1 XdpongDetached=2 XdpongRepliesTxFailed=1 XdpongTxFailuresNotCounted=1 \
-	XdpongGlobalRateLimited=1 XdpongProbeLoss=$probes XdpongProbeTargetDown=$probes \
-	XdpongProbeRttHigh=$probes
-
-if [ -z "$PROBE" ]; then
-	kill "$PROM_PID" 2>/dev/null
-	wait "$PROM_PID"
-	xdpt_log "4. SKIPPED: this xdpong's run --config has no [probe NAME] sections"
-	xdf_pass
-fi
+	XdpongGlobalRateLimited=1 XdpongProbeLoss=1 XdpongProbeTargetDown=1 XdpongProbeRttHigh=1
 
 xdpt_log "4. the probe's RTT p99 from Prometheus, and its own"
 p99_q='histogram_quantile(0.99, sum by (le) (rate(xdpong_probe_rtt_seconds_bucket{
