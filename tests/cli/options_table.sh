@@ -107,7 +107,8 @@ for cmd in "${CMDS[@]}"; do
 		awk '/^Options:$/ { inside = 1; next } inside && /^$/ { exit }
 		     inside { for (i = 1; i <= NF; i++) {
 				sub(/\[=[A-Z]+\]$/, "", $i) # an optional value: --stamp[=PORT]
-				if ($i ~ /^--[a-z][a-z0-9-]*,?$/) { sub(/,$/, "", $i); print $i } } }' |
+				if ($i ~ /^--[a-z][a-z0-9-]*,?$/) {
+					sub(/,$/, "", $i); print $i } } }' |
 		sort -u)
 	xdpt_assert_eq "$(table_opts "$cmd" | tr '\n' ' ')" \
 		"$(printf '%s\n' "$listed" | tr '\n' ' ')" \
