@@ -55,6 +55,15 @@ run_script v6 2001:db8::10
 xdpt_assert_match "metrics and health on http://\[2001:db8::10\]:$DP_PORT/" "$XDPT_OUT" \
 	"an IPv6 node's metrics-listen"
 
+xdpt_log "2b. the ConfigMap's pingmesh example, uncommented, is a valid config"
+# The commented STAMP and [probe mesh] lines turned on, the rest as shipped.
+printf '%s' "$DP_CONF" | sed -E '/^include = /d;
+	s/^# (stamp = yes|\[probe mesh\]|targets = |interval = )/\1/' >"$XDPT_TMP/mesh.conf"
+xdpt_ok "$XDPONG" config check "$XDPT_TMP/mesh.conf"
+xdpt_assert_match "mesh" "$XDPT_OUT" "config check lists the [probe mesh] section"
+grep -q '^\[probe mesh\]' "$XDPT_TMP/mesh.conf" ||
+	xdpt_fail "no [probe mesh] example in the ConfigMap: $(cat "$XDPT_TMP/mesh.conf")"
+
 xdpt_log "3. the script fails, and xdpong does not start, when it cannot write node.conf"
 script=${DP_SCRIPT//\/run\/xdpong\//$XDPT_TMP/missing/}
 script=${script/exec \/usr\/sbin\/xdpong run*/exec echo started}

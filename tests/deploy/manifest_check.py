@@ -28,9 +28,10 @@ def main(manifest, privs_c, unit, image_tag):
     docs = [d for d in yaml.safe_load_all(text) if d is not None]
     kinds = [(d.get("apiVersion"), d.get("kind")) for d in docs]
     check(kinds == [("v1", "Namespace"), ("v1", "ServiceAccount"), ("v1", "ConfigMap"),
-                    ("apps/v1", "DaemonSet")],
-          "objects: Namespace, ServiceAccount, ConfigMap, DaemonSet, in that order (%s)" % kinds)
-    ns, sa, cm, ds = docs
+                    ("apps/v1", "DaemonSet"), ("v1", "Service")],
+          "objects: Namespace, ServiceAccount, ConfigMap, DaemonSet, Service, in that order "
+          "(%s)" % kinds)
+    ns, sa, cm, ds, svc = docs
     name = ns["metadata"]["name"]
     for d in docs[1:]:
         check(d["metadata"].get("namespace") == name,
@@ -44,6 +45,13 @@ def main(manifest, privs_c, unit, image_tag):
     sel = spec["selector"]["matchLabels"]
     check(all(meta["labels"].get(k) == v for k, v in sel.items()),
           "the selector %s matches the pod template's labels" % sel)
+    ssel = svc["spec"].get("selector", {})
+    check(svc["spec"].get("clusterIP") == "None" and ssel and
+          all(meta["labels"].get(k) == v for k, v in ssel.items()),
+          "the Service is headless and selects the pods (the pingmesh's targets)")
+    mesh = "%s.%s.svc.cluster.local" % (svc["metadata"]["name"], name)
+    check(("# targets = " + mesh) in cm["data"]["xdpong.conf"],
+          "the ConfigMap's [probe mesh] example names the Service (%s)" % mesh)
     check(pod.get("serviceAccountName") == sa["metadata"]["name"], "the pods use the ServiceAccount")
     check(sa.get("automountServiceAccountToken") is False and
           pod.get("automountServiceAccountToken") is False, "no API token in the pods")
