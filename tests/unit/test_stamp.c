@@ -309,9 +309,15 @@ static int64_t realtime_ns(void)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* T1 (the request's) <= T2 <= T3 <= T4 (now) on the real time clock, to
- * the tolerance of the offset the test measured; T3 - T2 under 1 ms. */
-static void check_times(const char *name, const uint8_t *req, const uint8_t *got, int64_t t4)
+/*
+ * T1 (the request's) <= T2 <= T3 <= T4 (now) on the real time clock, to
+ * the tolerance of the offset the test measured; T3 - T2, a duration on
+ * one clock, no longer than the run took (T0: just before it), to 1 us of
+ * rounding and slew. Not a fixed bound: an emulated guest, or a preempted
+ * one, can take milliseconds over a single run.
+ */
+static void check_times(const char *name, const uint8_t *req, const uint8_t *got, int64_t t0,
+			int64_t t4)
 {
 	bool v4 = pkt_get_be16(req + 12) == 0x0800;
 	const uint8_t *s = got + 14 + (v4 ? 20 : 40) + 8;
@@ -321,8 +327,9 @@ static void check_times(const char *name, const uint8_t *req, const uint8_t *got
 	if (!(t1 - slack <= t2 && t2 <= t3 && t3 <= t4 + slack))
 		fail(name, "T1 %lld T2 %lld T3 %lld T4 %lld: not in order", (long long)t1,
 		     (long long)t2, (long long)t3, (long long)t4);
-	if (t3 - t2 >= 1000000)
-		fail(name, "T3 - T2 = %lld ns", (long long)(t3 - t2));
+	if (t3 - t2 > t4 - t0 + 1000)
+		fail(name, "T3 - T2 = %lld ns, longer than the run's %lld ns", (long long)(t3 - t2),
+		     (long long)(t4 - t0));
 }
 
 static int read_counters(__u64 out[XDPONG_R_MAX])
@@ -371,6 +378,7 @@ static void run_case(const struct stamp_case *c)
 {
 	uint8_t in[MAX_FRAME], out[MAX_FRAME], want[MAX_FRAME];
 	__u64 before[XDPONG_R_MAX], after[XDPONG_R_MAX];
+	int64_t t0, t4;
 	size_t len = build(&c->r, in);
 	bool reply = c->reason == REASON(reply_stamp4) || c->reason == REASON(reply_stamp6);
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = (__u32)len,
@@ -379,8 +387,10 @@ static void run_case(const struct stamp_case *c)
 
 	failed_now = false;
 	inst.skel->bss->stamp_errest = c->r.unsynced ? ERREST_UNSYNC : ERREST;
+	t0 = realtime_ns();
 	err = read_counters(before) || bpf_prog_test_run_opts(inst.prog_fd, &opts) ||
 	      read_counters(after);
+	t4 = realtime_ns();
 	inst.skel->bss->stamp_errest = ERREST;
 	if (err) {
 		fail(c->name, "test run or counters: %s", strerror(errno));
@@ -399,7 +409,7 @@ static void run_case(const struct stamp_case *c)
 		fail(c->name, "%u bytes out, %zu in", opts.data_size_out, len);
 	check_reference(c, in, len, out, want, reply);
 	if (reply)
-		check_times(c->name, in, out, realtime_ns());
+		check_times(c->name, in, out, t0, t4);
 	if (!failed_now && memcmp(out, want, len)) {
 		fail(c->name, "the bytes out differ from the reference");
 		dump("got", out, len);
