@@ -23,6 +23,7 @@
 #include "frame.h"
 #include "ratelimit.h"
 #include "addrs.h"
+#include "ntp.h"
 
 /*
  * The base packets, unauthenticated (RFC 8762 4.2.1 and 4.3.1, with RFC
@@ -85,15 +86,15 @@ static __always_inline __u64 stamp_clock_ns(void)
 	return bpf_ktime_get_ns() + stamp_clock_off_ns;
 }
 
-/* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of utc_ns, as
+/* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of UTC t, as
  * stored (seconds since 1900 modulo 2^32, then the binary fraction). */
-static __always_inline __u64 ntp64(__u64 utc_ns)
+static __always_inline __u64 ntp64(struct ns_split t)
 {
-	__u64 sec = utc_ns / 1000000000, rem = utc_ns % 1000000000, out;
+	__u64 out;
 	__u32 w[2];
 
-	w[0] = bpf_htonl((__u32)(sec + XP_NTP_UNIX));
-	w[1] = bpf_htonl((__u32)((rem << 32) / 1000000000));
+	w[0] = bpf_htonl((__u32)(t.sec + XP_NTP_UNIX));
+	w[1] = bpf_htonl(ntp_frac(t.ns));
 	__builtin_memcpy(&out, w, 8);
 	return out;
 }
@@ -344,7 +345,8 @@ static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6
 	void *p = s->stamp;
 	__u64 gone = sum_words(p + XP_STAMP_RX_TS, XP_STAMP_LEN - XP_STAMP_RX_TS);
 	__u32 seq = ld32(p + XP_STAMP_SEQ), ttl_word = 0;
-	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(s->t2), t3_ntp, came;
+	struct ns_split t2 = ns_split(s->t2);
+	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(t2), t3_ntp, came;
 	__u16 err = ld16(p + XP_STAMP_ERR), my_err, csum;
 	__u32 e = stamp_errest;
 
@@ -368,8 +370,9 @@ static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6
 				stamp_set_dscp(l3, v6, (a >> 17) & 0x3f);
 		}
 	}
-	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending). */
-	t3_ntp = ntp64(stamp_clock_ns());
+	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending),
+	 * split from T2's split (ntp.h): no second division. */
+	t3_ntp = ntp64(ns_split_after(t2, s->t2, stamp_clock_ns()));
 	st64(p + XP_STAMP_TS, t3_ntp);
 	came += sum64(t3_ntp);
 	csum = s->udp->check;
