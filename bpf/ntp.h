@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A time in ns split into the two words of an NTP 64-bit timestamp (RFC
- * 5905 6), without a division where the kernel's JIT keeps one: STAMP's
+ * 5905 6), without the divisions that the kernel's JIT keeps: STAMP's
  * T2 and T3 (stamp.h). Arithmetic only, on the includer's __u64 and
  * __u32 (vmlinux.h, or <linux/types.h> in the unit test that checks it
  * against the division, tests/unit/test_stamp.c).
@@ -37,12 +37,33 @@ struct ns_split {
 	__u64 ns;
 };
 
-/* t split with one division. */
+/*
+ * t split, without a division below 2^61 ns (the year 2043 from 1970).
+ * a = floor(t / 2^30) < 2^31, and a * K / 2^32 (< 2^64) falls short of
+ * t / 10^9 by (t mod 2^30) / 10^9 < 1.074 plus a * (2^62 / 10^9 - K) /
+ * 2^32 < 2^31 * 0.43 / 2^32 < 0.22: its floor q is one of the whole
+ * seconds floor(t / 10^9) - 2 .. floor(t / 10^9), and t - q * 10^9 < 3 *
+ * 10^9 is brought under 10^9 by two conditional carries at most.
+ */
 static __always_inline struct ns_split ns_split(__u64 t)
 {
-	struct ns_split s = { .sec = t / XP_NS_PER_S };
+	struct ns_split s;
 
+	if (t >> 61) {
+		s.sec = t / XP_NS_PER_S;
+		s.ns = t - s.sec * XP_NS_PER_S;
+		return s;
+	}
+	s.sec = ((t >> 30) * XP_NTP_FRAC_K) >> 32;
 	s.ns = t - s.sec * XP_NS_PER_S;
+	if (s.ns >= XP_NS_PER_S) {
+		s.ns -= XP_NS_PER_S;
+		s.sec++;
+	}
+	if (s.ns >= XP_NS_PER_S) {
+		s.ns -= XP_NS_PER_S;
+		s.sec++;
+	}
 	return s;
 }
 

@@ -472,23 +472,20 @@ static void check_errest(void)
  * bpf/ntp.h's split of T2 and T3 against the divisions it replaces
  * (RFC 5905 6: seconds, and floor(ns * 2^32 / 10^9)): the fraction at 0,
  * 999999999, around every ns that is an exact fraction (10^9 / 2^9 =
- * 5^9 apart: (ns << 32) / 10^9 whole there) and every 9973rd ns; T3 from
- * T2's split on both sides of a second, after 0, 1 ns, just under and
+ * 5^9 apart: (ns << 32) / 10^9 whole there) and every 9973rd ns; the
+ * split of T2 at whole seconds up to past 2^61 ns (where it divides),
+ * of any ns, and of the last ones; T3 from T2's split on both sides of a
+ * second, after 0, 1 ns, just under and
  * over a second, and a clock stepped back (a wrapped difference).
  */
 static void check_ntp_split(void)
 {
 	static const uint64_t sub[] = { 0, 1, 2, 499999999, 500000000, 999999998, 999999999 };
-	static const uint64_t after[] = { 0,
-					  1,
-					  2,
-					  999999998,
-					  999999999,
-					  1000000000,
-					  1000000001,
-					  5000000007ULL,
-					  (uint64_t)-1,
-					  (uint64_t)-1000000000 };
+	/* T3 - T2; the last two: a clock stepped back (a wrapped difference) */
+	static const uint64_t after[] = {
+		0,          1,          2,          999999998,  999999999,
+		1000000000, 1000000001, 5000000007, UINT64_MAX, UINT64_MAX - 999999999
+	};
 	const char *name = "NTP split without division";
 
 	failed_now = false;
@@ -504,6 +501,21 @@ static void check_ntp_split(void)
 					     (unsigned long long)n[i], ntp_frac(n[i]));
 			}
 		}
+	for (uint64_t k = 0, x = 1; k < 1000000; k++) {
+		/* whole seconds up to past 2^61 ns with the ns above; any ns */
+		uint64_t t[] = { (k * 2500 + k % 997) * XP_NS_PER_S + sub[k % 7],
+				 (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 2,
+				 (1ULL << 61) - 1 + k % 3, k ? -k : 0 };
+
+		for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+			struct ns_split got = ns_split(t[i]);
+
+			if (got.sec != t[i] / XP_NS_PER_S || got.ns != t[i] % XP_NS_PER_S)
+				fail(name, "split of %llu: %llu s %llu ns",
+				     (unsigned long long)t[i], (unsigned long long)got.sec,
+				     (unsigned long long)got.ns);
+		}
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(sub); i++)
 		for (size_t j = 0; j < ARRAY_SIZE(after); j++) {
 			uint64_t t = 1764331200ULL * XP_NS_PER_S + sub[i], later = t + after[j];
