@@ -376,7 +376,7 @@ static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6
 		}
 	}
 	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending),
-	 * split from T2's split (ntp.h): no second division. */
+	 * carried on from T2's split (ntp.h). */
 	t3_ntp = ntp64(ns_split_after(t2, s->t2, stamp_clock_ns()));
 	st64(p + XP_STAMP_TS, t3_ntp);
 	came += sum64(t3_ntp);
