@@ -23,6 +23,7 @@
 #include "frame.h"
 #include "ratelimit.h"
 #include "addrs.h"
+#include "ntp.h"
 
 /*
  * The base packets, unauthenticated (RFC 8762 4.2.1 and 4.3.1, with RFC
@@ -72,6 +73,7 @@ struct stamp_req {
 	void *stamp;   /* the base packet, XP_STAMP_LEN bytes, in the first buffer */
 	__u32 tlv_off; /* the bytes after it (TLVs): their offset in the frame, */
 	__u32 tlv_len; /* and their length, 0 if none; all in the first buffer */
+	__u64 mbz_sum; /* the request's bytes 16..43, summed with the checksum */
 	__u8 rx_ttl;   /* the TTL or hop limit it came with (byte 40 of the reply) */
 	__u8 rx_tc;    /* the TOS or traffic class it came with (DSCP and ECN) */
 };
@@ -85,15 +87,15 @@ static __always_inline __u64 stamp_clock_ns(void)
 	return bpf_ktime_get_ns() + stamp_clock_off_ns;
 }
 
-/* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of utc_ns, as
+/* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of UTC t, as
  * stored (seconds since 1900 modulo 2^32, then the binary fraction). */
-static __always_inline __u64 ntp64(__u64 utc_ns)
+static __always_inline __u64 ntp64(struct ns_split t)
 {
-	__u64 sec = utc_ns / 1000000000, rem = utc_ns % 1000000000, out;
+	__u64 out;
 	__u32 w[2];
 
-	w[0] = bpf_htonl((__u32)(sec + XP_NTP_UNIX));
-	w[1] = bpf_htonl((__u32)((rem << 32) / 1000000000));
+	w[0] = bpf_htonl((__u32)(t.sec + XP_NTP_UNIX));
+	w[1] = bpf_htonl(ntp_frac(t.ns));
 	__builtin_memcpy(&out, w, 8);
 	return out;
 }
@@ -289,20 +291,23 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
  * offload (a veth peer, a local container, generic XDP) sends only the
  * pseudo-header's part, and the kernel, which knows that from the skb
  * (CHECKSUM_PARTIAL), accepts it; a wrong one it drops itself. The TLVs
- * after the base packet are summed by frame.h's xdpong_sum_bytes.
+ * after the base packet are summed by frame.h's xdpong_sum_bytes. The
+ * words the reply replaces (16..43) are summed apart, kept for its
+ * checksum (stamp_reflect).
  */
-static __always_inline __u32 stamp_udp_csum(struct xdp_md *ctx, const struct stamp_req *s,
-					    __u64 psum)
+static __always_inline __u32 stamp_udp_csum(struct xdp_md *ctx, struct stamp_req *s, __u64 psum)
 {
+	__u32 head = sizeof(struct udphdr) + XP_STAMP_RX_TS;
 	__s64 tlvs = 0;
 
-	_Static_assert((sizeof(struct udphdr) + XP_STAMP_LEN) % 4 == 0, "sum_words");
+	_Static_assert(XP_STAMP_RX_TS % 4 == 0 && XP_STAMP_LEN % 4 == 0, "sum_words");
 	if (s->tlv_len) {
 		tlvs = xdpong_sum_bytes(ctx, s->tlv_off, s->tlv_len);
 		if (tlvs < 0)
 			return REASON(pass_too_big);
 	}
-	if (!csum_ok(psum + tlvs + sum_words(s->udp, sizeof(struct udphdr) + XP_STAMP_LEN)))
+	s->mbz_sum = sum_words((void *)s->udp + head, XP_STAMP_LEN - XP_STAMP_RX_TS);
+	if (!csum_ok(psum + tlvs + sum_words(s->udp, head) + s->mbz_sum))
 		return REASON(pass_udp_csum);
 	return XP_GO_ON;
 }
@@ -334,7 +339,8 @@ static __always_inline void stamp_set_dscp(void *l3, bool v6, __u8 dscp)
  * eqn 3, summed over the changed words): the sender's Sequence Number,
  * Timestamp and Error Estimate move to 24..37, where they add what they
  * took from 0..13 (the Sequence Number stays at 0 too: stateless mode);
- * what the sender had at 16..43 (MBZ) goes; T2, T3, the Error Estimate
+ * what the sender had at 16..43 (MBZ) goes (summed as the checksum was
+ * verified: a checksum to patch was verified); T2, T3, the Error Estimate
  * and the TTL come; then the TLVs' answers (xdpong_stamp_tlvs), whose
  * change to the checksum it returns. T3 is read last, after everything
  * else is written.
@@ -342,9 +348,10 @@ static __always_inline void stamp_set_dscp(void *l3, bool v6, __u8 dscp)
 static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6)
 {
 	void *p = s->stamp;
-	__u64 gone = sum_words(p + XP_STAMP_RX_TS, XP_STAMP_LEN - XP_STAMP_RX_TS);
+	__u64 gone = s->mbz_sum;
 	__u32 seq = ld32(p + XP_STAMP_SEQ), ttl_word = 0;
-	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(s->t2), t3_ntp, came;
+	struct ns_split t2 = ns_split(s->t2);
+	__u64 ts = ld64(p + XP_STAMP_TS), t2_ntp = ntp64(t2), t3_ntp, came;
 	__u16 err = ld16(p + XP_STAMP_ERR), my_err, csum;
 	__u32 e = stamp_errest;
 
@@ -368,8 +375,9 @@ static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6
 				stamp_set_dscp(l3, v6, (a >> 17) & 0x3f);
 		}
 	}
-	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending). */
-	t3_ntp = ntp64(stamp_clock_ns());
+	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending),
+	 * carried on from T2's split (ntp.h). */
+	t3_ntp = ntp64(ns_split_after(t2, s->t2, stamp_clock_ns()));
 	st64(p + XP_STAMP_TS, t3_ntp);
 	came += sum64(t3_ntp);
 	csum = s->udp->check;

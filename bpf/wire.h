@@ -12,6 +12,7 @@
  *   addrs.h      the interface's own addresses
  *   ratelimit.h  the per-source and global rate limits
  *   observe.h    latency sampling and trace events
+ *   ntp.h        ns to NTP timestamps without a division (arithmetic only)
  *   echo.h       IPv4 and IPv6 echo, step by step; xdpong_packet()
  *   stamp.h      STAMP reflection over echo.h's IP checks (included by
  *                echo.h between its steps and the handlers that call it)

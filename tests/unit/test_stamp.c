@@ -35,6 +35,7 @@
 #include "../../loader/up/up.h"
 #include "xdpong_fixture.h"
 #include "stamp_reference.h"
+#include "../../bpf/ntp.h"
 
 #define PORT 862
 #define BASE 44                /* RFC 8762 4.2.1: the unauthenticated base packet */
@@ -477,6 +478,67 @@ static void check_errest(void)
 	failed_now ? n_failed++ : n_passed++;
 }
 
+/*
+ * bpf/ntp.h's split of T2 and T3 against the divisions it replaces
+ * (RFC 5905 6: seconds, and floor(ns * 2^32 / 10^9)): the fraction at 0,
+ * 999999999, around every ns that is an exact fraction (10^9 / 2^9 =
+ * 5^9 apart: (ns << 32) / 10^9 whole there) and every 9973rd ns; the
+ * split of T2 at whole seconds up to past 2^61 ns (where it divides),
+ * of any ns, and of the last ones; T3 from T2's split on both sides of a
+ * second, after 0, 1 ns, just under and
+ * over a second, and a clock stepped back (a wrapped difference).
+ */
+static void check_ntp_split(void)
+{
+	static const uint64_t sub[] = { 0, 1, 2, 499999999, 500000000, 999999998, 999999999 };
+	/* T3 - T2; the last two: a clock stepped back (a wrapped difference) */
+	static const uint64_t after[] = {
+		0,          1,          2,          999999998,  999999999,
+		1000000000, 1000000001, 5000000007, UINT64_MAX, UINT64_MAX - 999999999
+	};
+	const char *name = "NTP split without division";
+
+	failed_now = false;
+	for (uint64_t ns = 0; ns < XP_NS_PER_S; ns += 9973)
+		for (uint64_t e = 0; e < 3; e++) {
+			uint64_t n[] = { ns + e, ns / 1953125 * 1953125 + e - 1, 999999999 - e };
+
+			for (size_t i = 0; i < ARRAY_SIZE(n); i++) {
+				uint64_t want = (n[i] << 32) / XP_NS_PER_S;
+
+				if (n[i] < XP_NS_PER_S && ntp_frac(n[i]) != want)
+					fail(name, "fraction of %llu ns: %u",
+					     (unsigned long long)n[i], ntp_frac(n[i]));
+			}
+		}
+	for (uint64_t k = 0, x = 1; k < 1000000; k++) {
+		/* whole seconds up to past 2^61 ns with the ns above; any ns */
+		uint64_t t[] = { (k * 2500 + k % 997) * XP_NS_PER_S + sub[k % 7],
+				 (x = x * 6364136223846793005ULL + 1442695040888963407ULL) >> 2,
+				 (1ULL << 61) - 1 + k % 3, k ? -k : 0 };
+
+		for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+			struct ns_split got = ns_split(t[i]);
+
+			if (got.sec != t[i] / XP_NS_PER_S || got.ns != t[i] % XP_NS_PER_S)
+				fail(name, "split of %llu: %llu s %llu ns",
+				     (unsigned long long)t[i], (unsigned long long)got.sec,
+				     (unsigned long long)got.ns);
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sub); i++)
+		for (size_t j = 0; j < ARRAY_SIZE(after); j++) {
+			uint64_t t = 1764331200ULL * XP_NS_PER_S + sub[i], later = t + after[j];
+			struct ns_split got = ns_split_after(ns_split(t), t, later);
+
+			if (got.sec != later / XP_NS_PER_S || got.ns != later % XP_NS_PER_S)
+				fail(name, "%llu ns after %llu: %llu s %llu ns",
+				     (unsigned long long)after[j], (unsigned long long)t,
+				     (unsigned long long)got.sec, (unsigned long long)got.ns);
+		}
+	failed_now ? n_failed++ : n_passed++;
+}
+
 /* The program with STAMP on, on clock, offset to UTC as the test measures it. */
 static int setup(enum xdpong_stamp_clock clock)
 {
@@ -524,6 +586,7 @@ int main(int argc, char **argv)
 	if (xf_init())
 		return 1;
 	check_errest();
+	check_ntp_split();
 	for (size_t k = 0; k < ARRAY_SIZE(clocks); k++) {
 		int err;
 
