@@ -18,8 +18,9 @@ with IP TTL / hop limit T from a UDP socket connected to DST.
 packet of RFC 8762 4.3.1 (RFC 8972 3), stateless mode:
   - as long as the request, from DST's port to ours;
   - Sequence Number: the request's (stateless mode, RFC 8762 4.3);
-  - T1 - 1 ms <= T2 <= T3 <= T4 + 1 ms on this host's real time clock, and
-    T3 - T2 under 1 ms (T4: when the reply was read);
+  - T1 - 1 ms <= T2 <= T3 <= T4 + 1 ms on this host's real time clock,
+    T3 - T2 within T4 - T1 (T4: when the reply was read), and the median
+    T3 - T2 of the run under 1 ms;
   - the reflector's Error Estimate: Z 0 (NTP format), a multiplier that is
     not 0 (RFC 4656 4.1.2), S set exactly when the kernel's clock is
     synchronised (adjtimex), or never with --no-s (a reflector that
@@ -223,8 +224,14 @@ def check_reply(r, req, t1, t4, a, anc, synced):
         bad.append("T1 %.6f T2 %.6f T3 %.6f T4 %.6f out of order" % (t1, u2, u3, t4))
     if abs(u2 - t1) > 1:
         bad.append("T2 %.6f more than 1 s from T1 %.6f" % (u2, t1))
-    if not 0 <= t3 - t2 < 2**32 // 1000:
-        bad.append("T3 - T2 = %d ns, not under 1 ms" % ((t3 - t2) * 10**9 >> 32))
+    # The residence, a duration on the reflector's clock, is within the
+    # round trip; its 1 ms bound is on the run's median (main), which one
+    # reply delayed by a preempted or emulated CPU does not move.
+    res = (t3 - t2) * 10**9 >> 32
+    RESIDENCES.append(res)
+    if not 0 <= res <= (t4 - t1) * 1e9 + 1000:
+        bad.append("T3 - T2 = %d ns, longer than the round trip %d ns" %
+                   (res, (t4 - t1) * 1e9))
     if a.tlvs:
         bad += check_tlvs(r, req, a, cmsg_int(anc, TOS_CMSGS), synced)
     elif r[BASE:] != req[BASE:]:
@@ -291,6 +298,9 @@ def one(a, s, raw, seq, ssid, synced):
     return check_reply(r, req, t1, t4, a, anc, synced)
 
 
+RESIDENCES = []  # T3 - T2 of every reply, in ns
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dst")
@@ -317,6 +327,12 @@ def main():
         print("seq %d: %s" % (seq0 + i, "; ".join(bad) if bad else "ok (" + a.expect + ")"))
         failed += bool(bad)
         time.sleep(0.05)
+    if RESIDENCES:
+        med = sorted(RESIDENCES)[len(RESIDENCES) // 2]
+        print("T3 - T2: median %d ns of %d replies" % (med, len(RESIDENCES)))
+        if med >= 1000000:
+            print("the median T3 - T2, %d ns, is not under 1 ms" % med)
+            failed += 1
     return 1 if failed else 0
 
 

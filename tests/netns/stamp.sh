@@ -15,7 +15,7 @@
 #
 # No socket listens on the responder, so the kernel's answer to a STAMP
 # packet is ICMP port unreachable: a reflected packet can only be xdpong's
-# (the sender also checks its TTL, 64, and T3 - T2 under 1 ms). What
+# (the sender also checks its TTL, 64, and the run's median T3 - T2 under 1 ms). What
 # xdpong must not reflect gets the kernel's answer, or none.
 # XDPT_STAMP_FULL=0 (the VM matrix's guests) keeps what depends on the
 # kernel: reflection in both modes with a TLV, the clock, a bad checksum,
