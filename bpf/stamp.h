@@ -87,6 +87,13 @@ static __always_inline __u64 stamp_clock_ns(void)
 	return bpf_ktime_get_ns() + stamp_clock_off_ns;
 }
 
+/* T2's clock: the driver's in the device-bound build, else the above. */
+#ifdef XDPONG_STAMP_RXTS
+#include "rxts.h"
+#else
+#define stamp_t2_ns(ctx) stamp_clock_ns()
+#endif
+
 /* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of UTC t, as
  * stored (seconds since 1900 modulo 2^32, then the binary fraction). */
 static __always_inline __u64 ntp64(struct ns_split t)
@@ -254,7 +261,7 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
 	/* T2 (RFC 8762 4.3): as early as the datagram is known to be for
 	 * the reflector; not sooner, or every UDP datagram would read the
 	 * clock. */
-	s->t2 = stamp_clock_ns();
+	s->t2 = stamp_t2_ns(f->ctx);
 	/* The kernel drops a UDP length past the IP payload or below the
 	 * header (short_packet), and trims the payload to a shorter one. */
 	ulen = bpf_ntohs(uh->len);

@@ -28,6 +28,10 @@ struct anchor_bpf;
  */
 /* Like xdpong_bpf__open(): NULL with errno set on failure. */
 struct xdpong_bpf *xdpong_skel_open(void);
+/* --stamp-driver's build (bpf/rxts.h), its XDP program bound to ifindex
+ * (BPF_F_XDP_DEV_BOUND_ONLY: native mode on that interface only, never in
+ * libxdp's dispatcher), cfg_stamp_driver set. Linux 6.3 (FEAT_RXTS). */
+struct xdpong_bpf *xdpong_skel_open_rxts(int ifindex);
 /* Multi-buffer XDP where the kernel has it: the frags flag (which a kernel
  * without it refuses) and cfg_frags, behind which the program keeps the
  * helpers such a kernel lacks. Between open and load. */
