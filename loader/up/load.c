@@ -227,6 +227,7 @@ static int up_open(struct bringup *b)
 
 	lv->loaded->skel = o->stamp_driver ? xdpong_skel_open_rxts(li->ifindex) :
 					     xdpong_skel_open();
+	lv->loaded->bound = o->stamp_driver;
 	if (!lv->loaded->skel)
 		return log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's "
 				 "log)",

@@ -79,7 +79,8 @@ unsigned int limits_batch(unsigned long long burst, int ncpu);
 struct loaded {
 	struct xdpong_bpf *skel; /* owns the attachment's prog_fd and map_fd[] */
 	struct xdp_program *prog;
-	bool attached_here;                      /* undone by load_down(..., true) */
+	bool attached_here; /* undone by load_down(..., true) */
+	bool bound;         /* to the interface (--stamp-driver): attached by netlink */
 	struct bpf_link *tx_link[TXWATCH_LINKS]; /* txwatch.c's, when this process made them */
 	struct anchor_bpf *anchor;               /* chain.c's, from before load until after it */
 };
