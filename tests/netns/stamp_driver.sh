@@ -77,9 +77,9 @@ xdpt_assert_eq "$N $N" "$r4 $r6" "reply_stamp4 reply_stamp6"
 
 xdpt_log "status: the clock, the PHC, where the T2s came from"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
-xdpt_assert_eq "driver tai null false 0 $((2 * N))" \
-	"$(jq -r '.interfaces[0].stamp | "\(.clock) \(.system_clock) \(.driver.phc)" +
-		" \(.driver.phc_in_step) \(.driver.t2_driver) \(.driver.t2_system)"' <<<"$XDPT_OUT")" \
+st=$(jq -r '.interfaces[0].stamp | "\(.clock) \(.system_clock) \(.driver.phc)" +
+	" \(.driver.phc_in_step) \(.driver.t2_driver) \(.driver.t2_system)"' <<<"$XDPT_OUT")
+xdpt_assert_eq "driver tai null false 0 $((2 * N))" "$st" \
 	"status --json: stamp clock, PHC, T2 counts"
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
 xdpt_assert_match "stamp: +UDP port 862, clock driver, else tai" "$XDPT_OUT" "status: stamp line"
@@ -89,8 +89,8 @@ $((2 * N)) from the system clock" "$XDPT_OUT" "status: T2 line"
 xdpt_log "taken over by the usual build: T2 from the clock again"
 xdpt_attach "$NS_RESP" "$IF_RESP" --stamp
 xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
-xdpt_assert_eq "tai null" "$(jq -r '.interfaces[0].stamp | "\(.clock) \(.driver)"' <<<"$XDPT_OUT")" \
-	"status --json after the takeover"
+st=$(jq -r '.interfaces[0].stamp | "\(.clock) \(.driver)"' <<<"$XDPT_OUT")
+xdpt_assert_eq "tai null" "$st" "status --json after the takeover"
 xdpt_ok bpftool prog run id "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" data_in "$XDPT_TMP/frame"
 xdpt_run --ns "$NS_PING" /usr/bin/python3 "$SENDER" "$RESP4" --count 1 --expect reply --no-s
 [ "$XDPT_RC" = 0 ] || xdpt_fail "after the takeover: $XDPT_OUT $XDPT_ERR"
