@@ -19,12 +19,15 @@
 
 extern int bpf_xdp_metadata_rx_timestamp(const struct xdp_md *ctx, __u64 *timestamp) __ksym;
 
-static __always_inline __u64 stamp_t2_ns(struct xdp_md *ctx)
+/* T2 in UTC ns, *hw set where it is the driver's (Timestamp Information's
+ * method, stamp.h). */
+static __always_inline __u64 stamp_t2_ns(struct xdp_md *ctx, __u8 *hw)
 {
 	__u64 ts = 0;
 
 	if (!bpf_xdp_metadata_rx_timestamp(ctx, &ts) && ts && stamp_phc_ok) {
 		__sync_fetch_and_add(&stamp_t2_count.driver, 1);
+		*hw = 1;
 		return ts + stamp_phc_off_ns;
 	}
 	__sync_fetch_and_add(&stamp_t2_count.system, 1);
