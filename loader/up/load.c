@@ -287,7 +287,10 @@ static void stamp_phc_write(struct xdpong_bpf *skel, const char *ifname)
 	long long off;
 	int phc = skel->rodata->cfg_stamp_phc, e;
 
-	if (!skel->rodata->cfg_stamp_driver || phc < 0)
+	if (!skel->rodata->cfg_stamp_driver)
+		return;
+	skel->bss->stamp_phc_ok = 0; /* a .bss taken over may hold an old one */
+	if (phc < 0)
 		return;
 	e = phc_offset(phc, &off);
 	if (e) {

@@ -5,7 +5,8 @@
 # xdpong's device-bound build (bpf/rxts.h). A veth has the driver's
 # function (bpf_xdp_metadata_rx_timestamp), but no PTP hardware clock and
 # no hardware timestamp (it gives 0): so here every T2 must fall back to
-# the system clock, per packet, counted, and every reply stay right field
+# the system clock, per packet, counted, even with an offset to UTC set by
+# hand in .bss (as if the NIC had a PHC), and every reply stay right field
 # by field (tests/lib/stamp_sender.py, written from RFC 8762 and RFC 8972,
 # which also holds T2 to the sender's real time clock, within 1 ms). What
 # cannot work is refused with nothing attached.
@@ -85,6 +86,44 @@ xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
 xdpt_assert_match "stamp: +UDP port 862, clock driver, else tai" "$XDPT_OUT" "status: stamp line"
 xdpt_assert_match "T2: +from the driver, but the NIC has no PTP hardware clock; 0 taken so, \
 $((2 * N)) from the system clock" "$XDPT_OUT" "status: T2 line"
+
+# bss_set_u32 NAME VALUE: the running program's .bss variable NAME (a
+# __u32, VALUE < 256) set through bpftool, found by its BTF, as no xdpong
+# command would set it.
+bss_set_u32()
+{
+	local map btf off
+
+	xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+	map="id $(jq .interfaces[0].maps.bss <<<"$XDPT_OUT")"
+	# shellcheck disable=SC2086 # "id N"
+	btf=$(bpftool -j map show $map | jq .btf_id)
+	off=$(bpftool -j btf dump id "$btf" | jq --arg n "$1" '
+		([.types[] | select(.kind == "VAR" and .name == $n) | .id][0]) as $v |
+		.types[] | select(.kind == "DATASEC" and .name == ".bss") | .vars[] |
+		select(.type_id == $v) | .offset')
+	[ -n "$off" ] || xdpt_fail "no .bss variable $1 in BTF $btf"
+	# shellcheck disable=SC2046,SC2086 # "id N", one word a byte
+	bpftool map update $map key 0 0 0 0 value $(bpftool -j map dump $map |
+		jq -r --argjson o "$off" --arg v "$(printf '0x%02x' "$2")" \
+			'.[0].value | .[$o] = $v | .[$o + 1:$o + 4] |= map("0x00") | join(" ")') ||
+		xdpt_fail "cannot set $1 in map $map"
+}
+
+xdpt_log "an offset known, the driver's 0 still falls back to the system clock"
+bss_set_u32 stamp_phc_ok 1
+xdpt_run --ns "$NS_PING" /usr/bin/python3 "$SENDER" "$RESP4" --count "$N" --expect reply --no-s \
+	--tlvs
+[ "$XDPT_RC" = 0 ] || xdpt_fail "with an offset: $XDPT_OUT $XDPT_ERR"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+st=$(jq -r '.interfaces[0].stamp.driver |
+	"\(.phc_in_step) \(.phc_offset_ns) \(.t2_driver) \(.t2_system)"' <<<"$XDPT_OUT")
+xdpt_assert_eq "true 0 0 $((3 * N))" "$st" "status --json: in step, T2 counts"
+xdpt_log "taken over by --stamp-driver again: no offset taken over from the old .bss"
+xdpt_attach "$NS_RESP" "$IF_RESP" --stamp --stamp-driver
+xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP" --json
+xdpt_assert_eq false "$(jq -r '.interfaces[0].stamp.driver.phc_in_step' <<<"$XDPT_OUT")" \
+	"status --json: not in step after the takeover"
 
 xdpt_log "taken over by the usual build: T2 from the clock again"
 xdpt_attach "$NS_RESP" "$IF_RESP" --stamp
