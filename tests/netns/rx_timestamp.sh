@@ -9,7 +9,8 @@
 # hand in .bss (as if the NIC had a PHC), and every reply stay right field
 # by field (tests/lib/stamp_sender.py, written from RFC 8762 and RFC 8972,
 # which also holds T2 to the sender's real time clock, within 1 ms). What
-# cannot work is refused with nothing attached.
+# cannot work is refused with nothing attached (a program already there
+# kept).
 #
 #   ns ping                                 ns resp (nothing listens on UDP)
 #  +-----------------------+  veth pair  +-------------------------------+
@@ -47,6 +48,15 @@ refused()
 xdpt_log "refused: without --stamp, in skb mode"
 refused "no --stamp" "--stamp-driver is STAMP's: it needs --stamp" --stamp-driver
 refused "skb mode" "--stamp-driver needs native mode" --stamp --stamp-driver --mode skb
+
+xdpt_log "refused: another program there, which it cannot share the interface with"
+xdpt_xdp_pass "$NS_RESP" "$IF_RESP" xdpdrv || xdpt_fail "cannot attach xdp_pass to $IF_RESP"
+other=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
+xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" attach "$IF_RESP" --stamp --stamp-driver
+xdpt_assert_match "libxdp's dispatcher cannot run a program bound so. --force replaces it" \
+	"$XDPT_ERR" "refused: another program"
+xdpt_assert_eq "$other" "$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")" "the other program stays"
+ip -n "$NS_RESP" link set dev "$IF_RESP" xdpdrv off
 
 xdpt_log "the config key, per interface"
 printf '[interface %s]\nstamp = yes\nstamp-driver = yes\n' "$IF_RESP" >"$XDPT_TMP/ok.conf"
