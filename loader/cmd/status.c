@@ -277,7 +277,7 @@ static void driver_text(const struct xdpong_bpf__rodata *ro, const struct xdpong
 	else
 		printf("  T2:      from the driver, by /dev/ptp%d (UTC = its time %+.9f s)",
 		       ro->cfg_stamp_phc, bss->stamp_phc_off_ns / 1e9);
-	printf("; %llu taken so, %llu from the system clock (none given)\n",
+	printf("; %llu taken so, %llu from the system clock\n",
 	       (unsigned long long)bss->stamp_t2_count.driver,
 	       (unsigned long long)bss->stamp_t2_count.system);
 }
