@@ -100,8 +100,9 @@ struct {
 } global_limit __attribute__((aligned(64))) = {};
 /*
  * With --stamp-driver, the T2s taken from the driver's timestamp and
- * those from the system clock (the driver gave none): alone on their
- * cache line, as global_limit is, and written only by that build.
+ * those from the system clock (the driver gave none, or no offset to UTC
+ * is known): alone on their cache line, as global_limit is, and written
+ * only by that build.
  */
 struct {
 	__u64 driver;
