@@ -331,6 +331,11 @@ static int up_load(struct bringup *b)
 				 "address maps' --max-prefixes count against RLIMIT_MEMLOCK: "
 				 "raise it, e.g. ulimit -l unlimited)",
 				 li->name, strerror(-e));
+	/* Bound to the device, it loads only where the driver has native XDP. */
+	if (e && b->o->stamp_driver)
+		return log_error("%s: cannot load xdpong bound to it (--stamp-driver): %s%s",
+				 li->name, strerror(-e),
+				 e == -EOPNOTSUPP ? " (its driver has no native XDP)" : "");
 	if (e)
 		return log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
 				 attach_hint(-e, b->mode));

@@ -49,6 +49,14 @@ xdpt_log "refused: without --stamp, in skb mode"
 refused "no --stamp" "--stamp-driver is STAMP's: it needs --stamp" --stamp-driver
 refused "skb mode" "--stamp-driver needs native mode" --stamp --stamp-driver --mode skb
 
+xdpt_log "refused: a driver without native XDP (TUN)"
+ip -n "$NS_RESP" tuntap add dev "xt$XDPT_ID" mode tun || xdpt_fail "cannot add a TUN device"
+ip -n "$NS_RESP" link set "xt$XDPT_ID" up
+xdpt_rc 1 --ns "$NS_RESP" "$XDPONG" attach "xt$XDPT_ID" --stamp --stamp-driver
+xdpt_assert_match "cannot load xdpong bound to it \(--stamp-driver\): .*no native XDP\)$" \
+	"$XDPT_ERR" "refused: TUN"
+ip -n "$NS_RESP" link del "xt$XDPT_ID"
+
 xdpt_log "refused: another program there, which it cannot share the interface with"
 xdpt_xdp_pass "$NS_RESP" "$IF_RESP" xdpdrv || xdpt_fail "cannot attach xdp_pass to $IF_RESP"
 other=$(xdpt_link_prog_id "$NS_RESP" "$IF_RESP")
