@@ -52,7 +52,8 @@ LOADER_SRCS := $(wildcard $(patsubst %,loader/%/*.c,$(LOADER_FLOORS))) loader/ma
 LOADER_OBJS := $(patsubst loader/%.c,$(BUILD)/loader/%.o,$(LOADER_SRCS))
 # debian/changelog: the version (XDPONG_VERSION) is compiled in.
 LOADER_HDRS := $(wildcard loader/*/*.h) $(LIB_HDRS) $(BUILD)/xdpong.skel.h \
-	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/anchor.skel.h debian/changelog
+	$(BUILD)/xdpong_nocas.skel.h $(BUILD)/xdpong_rxts.skel.h $(BUILD)/anchor.skel.h \
+	debian/changelog
 
 .DELETE_ON_ERROR:
 
@@ -107,6 +108,18 @@ $(BUILD)/xdpong_nocas.bpf.o: bpf/xdpong.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(
 $(BUILD)/xdpong_nocas.skel.h: $(BUILD)/xdpong_nocas.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xdpong_nocas_bpf > $@
+
+# The same program taking STAMP's T2 from the driver (--stamp-driver,
+# bpf/rxts.h): a kernel that has the kfunc refuses it unless it is loaded
+# bound to the interface, so it is a build of its own, never the usual one.
+# loader/up/skel.c opens it through struct xdpong_bpf, as xdpong_nocas.
+$(BUILD)/xdpong_rxts.bpf.o: bpf/xdpong.bpf.c $(BPF_HDRS) vmlinux/vmlinux.h | $(BUILD)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DXDPONG_STAMP_RXTS -c $< -o $@
+
+$(BUILD)/xdpong_rxts.skel.h: $(BUILD)/xdpong_rxts.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name xdpong_rxts_bpf > $@
 
 # What xdpong is verified against before it joins libxdp's dispatcher
 # (bpf/anchor.bpf.c).

@@ -53,10 +53,12 @@
 #define XP_TLV_COS 4      /* Class of Service (4.4): 4 octets */
 #define XP_TLV_INFO_LEN 4 /* the value of both of the last two */
 /* Timestamp Information's codes (RFC 8972 5.4, 5.5): T2 and T3 come from
- * the kernel's clock, read in software; disciplined (NTP, as adjtimex
- * says, through the Error Estimate's S bit) or free-running. */
+ * the kernel's clock, read in software (T2 the NIC's, hardware assisted,
+ * where --stamp-driver's build got it from the driver); disciplined (NTP,
+ * as adjtimex says, through the Error Estimate's S bit) or free-running. */
 #define XP_SYNC_NTP 1
 #define XP_SYNC_FREE_RUNNING 5
+#define XP_TS_HW_ASSIST 1
 #define XP_TS_SW_LOCAL 2
 /*
  * The Error Estimate before the loader has written one (RFC 4656 4.1.2):
@@ -76,6 +78,7 @@ struct stamp_req {
 	__u64 mbz_sum; /* the request's bytes 16..43, summed with the checksum */
 	__u8 rx_ttl;   /* the TTL or hop limit it came with (byte 40 of the reply) */
 	__u8 rx_tc;    /* the TOS or traffic class it came with (DSCP and ECN) */
+	__u8 t2_hw;    /* T2 is the driver's (bpf/rxts.h) */
 };
 
 /* UTC in ns from the clock cfg_stamp_clock names (frozen rodata: the
@@ -86,6 +89,13 @@ static __always_inline __u64 stamp_clock_ns(void)
 		return bpf_ktime_get_tai_ns() + stamp_clock_off_ns;
 	return bpf_ktime_get_ns() + stamp_clock_off_ns;
 }
+
+/* T2's clock: the driver's in the device-bound build, else the above. */
+#ifdef XDPONG_STAMP_RXTS
+#include "rxts.h"
+#else
+#define stamp_t2_ns(ctx, hw) stamp_clock_ns()
+#endif
 
 /* RFC 8762 4.2.1, RFC 5905 6: the 64-bit NTP timestamp of UTC t, as
  * stored (seconds since 1900 modulo 2^32, then the binary fraction). */
@@ -122,6 +132,7 @@ static __always_inline void tlv_set(__u8 *b, __u8 v, __u32 odd, __u64 *gone, __u
 /* xdpong_stamp_tlvs: how (the received TOS or traffic class in the low
  * byte), and what it returns besides the checksum's change. */
 #define XP_TLVS_WRITE 0x100
+#define XP_TLVS_T2_HW 0x200  /* T2 is the driver's: Timestamp Information says so */
 #define XP_TLVS_MANY (-1)    /* more than XDPONG_STAMP_MAX_TLVS */
 #define XP_TLVS_CUT (-2)     /* not all in the first buffer (never: checked) */
 #define XP_TLVS_DSCP 0x10000 /* a Class of Service TLV asks for DSCP1 (<< 17) */
@@ -129,23 +140,24 @@ static __always_inline void tlv_set(__u8 *b, __u8 v, __u32 odd, __u64 *gone, __u
 /*
  * The values the reflector fills in, for the TLV at p of a type it
  * recognises, with a value of XP_TLV_INFO_LEN bytes (odd: the parity of
- * its offset): Timestamp Information (RFC 8972 4.3) says how T2 and T3
- * were taken, both the same way; Class of Service (4.4) keeps DSCP1,
+ * its offset; how: xdpong_stamp_tlvs'): Timestamp Information (RFC 8972
+ * 4.3) says how T2 and T3 were taken; Class of Service (4.4) keeps DSCP1,
  * reports the DSCP and ECN the request came with (DSCP2, ECN), and RP 0:
  * the reply is sent with DSCP1, which xdpong always permits. Reserved is
  * zeroed (sent by the reflector). Returns XP_TLVS_DSCP | DSCP1 << 17 for
  * Class of Service, else 0.
  */
-static __always_inline __u32 tlv_fill(__u8 *p, __u8 type, __u32 odd, __u8 tc, __u64 *gone,
+static __always_inline __u32 tlv_fill(__u8 *p, __u8 type, __u32 odd, __u32 how, __u64 *gone,
 				      __u64 *came)
 {
-	__u8 *v = p + XP_TLV_HDR, sync;
+	__u8 *v = p + XP_TLV_HDR, sync, tc = how & 0xff;
 	__u32 dscp1;
 
 	if (type == XP_TLV_TSINFO) {
 		sync = stamp_errest & 0x8000 ? XP_SYNC_NTP : XP_SYNC_FREE_RUNNING;
 		tlv_set(v, sync, odd, gone, came);
-		tlv_set(v + 1, XP_TS_SW_LOCAL, !odd, gone, came);
+		tlv_set(v + 1, how & XP_TLVS_T2_HW ? XP_TS_HW_ASSIST : XP_TS_SW_LOCAL, !odd, gone,
+			came);
 		tlv_set(v + 2, sync, odd, gone, came);
 		tlv_set(v + 3, XP_TS_SW_LOCAL, !odd, gone, came);
 		return 0;
@@ -223,7 +235,7 @@ __noinline __s64 xdpong_stamp_tlvs(struct xdp_md *ctx, __u32 off, __u32 len, __u
 			else if ((void *)(p + XP_TLV_HDR + XP_TLV_INFO_LEN) > end)
 				return XP_TLVS_CUT;
 			else if (how & XP_TLVS_WRITE)
-				cos = tlv_fill(p, type, at & 1, how & 0xff, &gone, &came);
+				cos = tlv_fill(p, type, at & 1, how, &gone, &came);
 			answer = cos ? cos : answer;
 		} else if (type != XP_TLV_PADDING) {
 			now = flags;
@@ -254,7 +266,7 @@ static __always_inline __u32 stamp_udp(const struct l3_frame *f, struct stamp_re
 	/* T2 (RFC 8762 4.3): as early as the datagram is known to be for
 	 * the reflector; not sooner, or every UDP datagram would read the
 	 * clock. */
-	s->t2 = stamp_clock_ns();
+	s->t2 = stamp_t2_ns(f->ctx, &s->t2_hw);
 	/* The kernel drops a UDP length past the IP payload or below the
 	 * header (short_packet), and trims the payload to a shorter one. */
 	ulen = bpf_ntohs(uh->len);
@@ -366,8 +378,8 @@ static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6
 	st16(p + XP_STAMP_ERR, my_err);
 	came = seq + sum64(t2_ntp) + my_err + ttl_word;
 	if (s->tlv_len) {
-		__s64 a =
-			xdpong_stamp_tlvs(s->ctx, s->tlv_off, s->tlv_len, XP_TLVS_WRITE | s->rx_tc);
+		__u32 how = XP_TLVS_WRITE | s->rx_tc | (s->t2_hw ? XP_TLVS_T2_HW : 0);
+		__s64 a = xdpong_stamp_tlvs(s->ctx, s->tlv_off, s->tlv_len, how);
 
 		if (a > 0) { /* never negative here: the count went through */
 			came += (__u16)a;

@@ -51,6 +51,11 @@ const volatile __u8 cfg_frags = 1;
  */
 const volatile __u16 cfg_stamp_port = 0;
 const volatile __u8 cfg_stamp_clock = XDPONG_STAMP_CLOCK_MONO;
+/* --stamp-driver: this is the device-bound build that takes T2 from the
+ * driver (bpf/rxts.h), and the NIC's PTP hardware clock (/dev/ptpN), -1
+ * if it has none. Only status reads them; the program knows by its build. */
+const volatile __u8 cfg_stamp_driver = 0;
+const volatile __s32 cfg_stamp_phc = -1;
 
 /* Changed at run time through the .bss map (mmap, one field at a time). */
 volatile __u32 trace_enabled = 0; /* `xdpong trace` is reading */
@@ -71,6 +76,13 @@ __u64 trace_lost = 0;             /* events the ring buffer had no room for */
  */
 volatile __s64 stamp_clock_off_ns = 0;
 volatile __u32 stamp_errest = 0;
+/*
+ * With --stamp-driver (bpf/rxts.h): added to a receive timestamp of the
+ * NIC's clock it gives UTC, ns since 1970; used only while stamp_phc_ok
+ * is nonzero (the loader has read the NIC's clock against the system's).
+ */
+volatile __s64 stamp_phc_off_ns = 0;
+volatile __u32 stamp_phc_ok = 0;
 /* Written by the loader once attached, never read here: this program's id
  * (low half) and the id the interface shows (high half: itself, or its
  * dispatcher). A loader without CAP_SYS_ADMIN finds xdpong by its pins,
@@ -86,6 +98,17 @@ struct {
 	__u64 tat_ns;
 	__u64 pad[7];
 } global_limit __attribute__((aligned(64))) = {};
+/*
+ * With --stamp-driver, the T2s taken from the driver's timestamp and
+ * those from the system clock (the driver gave none, or no offset to UTC
+ * is known): alone on their cache line, as global_limit is, and written
+ * only by that build.
+ */
+struct {
+	__u64 driver;
+	__u64 system;
+	__u64 pad[6];
+} stamp_t2_count __attribute__((aligned(64))) = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

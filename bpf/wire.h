@@ -16,6 +16,8 @@
  *   echo.h       IPv4 and IPv6 echo, step by step; xdpong_packet()
  *   stamp.h      STAMP reflection over echo.h's IP checks (included by
  *                echo.h between its steps and the handlers that call it)
+ *   rxts.h       STAMP's T2 from the driver (included by stamp.h, in the
+ *                device-bound build only)
  * Each header defines objects (maps, variables, global functions): one
  * .bpf.c file of an object includes them, once.
  */

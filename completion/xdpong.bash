@@ -18,7 +18,7 @@ _xdpong()
 	# these to that table).
 	local common="--verbose --help"
 	local attach_opts="--mode --addr --no-iface-addrs --host-addrs --force --priority
-		--latency-sample --max-prefixes --rate-limit --global-limit --stamp $common"
+		--latency-sample --max-prefixes --rate-limit --global-limit --stamp --stamp-driver $common"
 	local -A opts=(
 		[attach]="$attach_opts"
 		[run]="$attach_opts --interval --json --metrics-file --config --metrics-listen"

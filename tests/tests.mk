@@ -14,6 +14,7 @@ FUZZ_ARGS ?=
 
 TESTS_CFLAGS := $(LIB_CFLAGS) -Itests/lib
 TESTS_HDRS := $(LIB_HDRS) $(BUILD)/xdpong.skel.h $(BUILD)/xdpong_nocas.skel.h \
+	$(BUILD)/xdpong_rxts.skel.h \
 	loader/core/core.h loader/up/up.h tests/lib/xdpong_fixture.h tests/lib/stamp_reference.h
 TESTS_LDLIBS := -lbpf -lelf -lz -pthread
 # tests/lib holds what only tests use: xdpong_fixture.o, for the programs

@@ -243,6 +243,45 @@ static void room_text(const struct attachment *a)
 /* STAMP: its port and clock as loaded, the clock's state as the kernel
  * says it now, and the Error Estimate the replies carry (.bss). NULL
  * (JSON null) when STAMP is off. */
+/* --stamp-driver: the NIC's clock, its offset to UTC as run last wrote it,
+ * and where the T2s came from. NULL (null) without it. */
+static struct json_object *driver_json(const struct xdpong_bpf__rodata *ro,
+				       const struct xdpong_bpf__bss *bss)
+{
+	struct json_object *o;
+	char phc[32];
+
+	if (!ro->cfg_stamp_driver)
+		return NULL;
+	o = json_object_new_object();
+	snprintf(phc, sizeof(phc), "/dev/ptp%d", ro->cfg_stamp_phc);
+	add(o, "phc", ro->cfg_stamp_phc < 0 ? NULL : json_object_new_string(phc));
+	add(o, "phc_in_step", json_object_new_boolean(bss->stamp_phc_ok));
+	add(o, "phc_offset_ns",
+	    bss->stamp_phc_ok ? json_object_new_int64(bss->stamp_phc_off_ns) : NULL);
+	add(o, "t2_driver", json_object_new_uint64(bss->stamp_t2_count.driver));
+	add(o, "t2_system", json_object_new_uint64(bss->stamp_t2_count.system));
+	return o;
+}
+
+static void driver_text(const struct xdpong_bpf__rodata *ro, const struct xdpong_bpf__bss *bss)
+{
+	if (!ro->cfg_stamp_driver)
+		return;
+	if (ro->cfg_stamp_phc < 0)
+		printf("  T2:      from the driver, but the NIC has no PTP hardware clock");
+	else if (!bss->stamp_phc_ok)
+		printf("  T2:      from the driver, by /dev/ptp%d, NOT read against the system "
+		       "clock",
+		       ro->cfg_stamp_phc);
+	else
+		printf("  T2:      from the driver, by /dev/ptp%d (UTC = its time %+.9f s)",
+		       ro->cfg_stamp_phc, bss->stamp_phc_off_ns / 1e9);
+	printf("; %llu taken so, %llu from the system clock\n",
+	       (unsigned long long)bss->stamp_t2_count.driver,
+	       (unsigned long long)bss->stamp_t2_count.system);
+}
+
 static struct json_object *stamp_json(const struct xdpong_bpf__rodata *ro,
 				      const struct xdpong_bpf__bss *bss)
 {
@@ -253,7 +292,11 @@ static struct json_object *stamp_json(const struct xdpong_bpf__rodata *ro,
 		return NULL;
 	o = json_object_new_object();
 	add(o, "port", json_object_new_int(ro->cfg_stamp_port));
-	add(o, "clock", json_object_new_string(stamp_clock_name(ro->cfg_stamp_clock)));
+	add(o, "clock",
+	    json_object_new_string(ro->cfg_stamp_driver ? "driver" :
+							  stamp_clock_name(ro->cfg_stamp_clock)));
+	add(o, "system_clock", json_object_new_string(stamp_clock_name(ro->cfg_stamp_clock)));
+	add(o, "driver", driver_json(ro, bss));
 	if (!stamp_clock_read(ro->cfg_stamp_clock, true, &c)) {
 		add(o, "synchronised", json_object_new_boolean(c.synced));
 		add(o, "clock_error_us", json_object_new_int64(c.error_us));
@@ -269,12 +312,13 @@ static void stamp_text(const struct xdpong_bpf__rodata *ro, const struct xdpong_
 
 	if (!ro->cfg_stamp_port)
 		return;
-	printf("  stamp:   UDP port %u, clock %s", ro->cfg_stamp_port,
-	       stamp_clock_name(ro->cfg_stamp_clock));
+	printf("  stamp:   UDP port %u, clock %s%s", ro->cfg_stamp_port,
+	       ro->cfg_stamp_driver ? "driver, else " : "", stamp_clock_name(ro->cfg_stamp_clock));
 	if (!stamp_clock_read(ro->cfg_stamp_clock, true, &c))
 		printf(", %s (%s error %lld us)", c.synced ? "synchronised" : "NOT synchronised",
 		       c.synced ? "estimated" : "maximum", c.error_us);
 	printf("; replies say S %u, scale %u, multiplier %u\n", e >> 15, (e >> 8) & 0x3f, e & 0xff);
+	driver_text(ro, bss);
 }
 
 static struct json_object *status_json(const struct attachment *a,

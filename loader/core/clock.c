@@ -5,8 +5,18 @@
  * 4.2.1 uses) that the kernel's clock discipline justifies.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/timex.h>
+#include <linux/ethtool.h>
+#include <linux/ptp_clock.h>
+#include <linux/sockios.h>
 #include "core.h"
 
 #define NS 1000000000LL
@@ -19,6 +29,72 @@ enum xdpong_stamp_clock stamp_clock_source(void)
 const char *stamp_clock_name(enum xdpong_stamp_clock source)
 {
 	return source == XDPONG_STAMP_CLOCK_TAI ? "tai" : "monotonic+offset";
+}
+
+int phc_index(const char *ifname, int *index)
+{
+	struct ethtool_ts_info info = { .cmd = ETHTOOL_GET_TS_INFO };
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), e = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&info;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		e = -errno;
+	close(fd);
+	*index = e ? -1 : info.phc_index;
+	return e == -EOPNOTSUPP ? 0 : e; /* a driver that says nothing has none */
+}
+
+static long long ptp_ns(const struct ptp_clock_time *t)
+{
+	return t->sec * NS + t->nsec;
+}
+
+/*
+ * UTC less PHC index's reading, in ns: the kernel reads the system's real
+ * time clock before and after each of several PHC readings
+ * (PTP_SYS_OFFSET_EXTENDED, else PTP_SYS_OFFSET's alternation); the
+ * narrowest pair is set against its midpoint, as mono_offset does.
+ */
+int phc_offset(int index, long long *off_ns)
+{
+	struct ptp_sys_offset_extended x = { .n_samples = 5 };
+	struct ptp_sys_offset b = { .n_samples = 5 };
+	long long best = -1;
+	char dev[32];
+	int fd, e = 0;
+
+	snprintf(dev, sizeof(dev), "/dev/ptp%d", index);
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (!ioctl(fd, PTP_SYS_OFFSET_EXTENDED, &x)) {
+		for (unsigned int i = 0; i < x.n_samples; i++) {
+			long long t0 = ptp_ns(&x.ts[i][0]), t1 = ptp_ns(&x.ts[i][2]);
+
+			if (best < 0 || t1 - t0 < best) {
+				best = t1 - t0;
+				*off_ns = t0 + (t1 - t0) / 2 - ptp_ns(&x.ts[i][1]);
+			}
+		}
+	} else if (!ioctl(fd, PTP_SYS_OFFSET, &b)) {
+		/* ts[]: system, PHC, system, ... , system */
+		for (unsigned int i = 0; i < b.n_samples; i++) {
+			long long t0 = ptp_ns(&b.ts[2 * i]), t1 = ptp_ns(&b.ts[2 * i + 2]);
+
+			if (best < 0 || t1 - t0 < best) {
+				best = t1 - t0;
+				*off_ns = t0 + (t1 - t0) / 2 - ptp_ns(&b.ts[2 * i + 1]);
+			}
+		}
+	} else {
+		e = -errno;
+	}
+	close(fd);
+	return e;
 }
 
 static long long ns_of(const struct timespec *t)

@@ -198,6 +198,7 @@ struct opts {
 	unsigned long long rate_pps, rate_burst;
 	unsigned long long global_pps, global_burst;
 	unsigned long long stamp_port; /* --stamp: STAMP's UDP port; 0: off */
+	bool stamp_driver;             /* --stamp-driver: T2 from the driver */
 	double interval;
 	bool json;
 	const char *metrics_file;
@@ -283,6 +284,7 @@ enum feature {
 	FEAT_TXWATCH, /* BTF-typed programs on the xdp tracepoints (5.5): the
 			* count of XDP_TX the driver did not send */
 	FEAT_TAI,     /* bpf_ktime_get_tai_ns (6.1): STAMP's clock */
+	FEAT_RXTS,    /* bpf_xdp_metadata_rx_timestamp (6.3): --stamp-driver */
 	FEAT_COUNT
 };
 
@@ -333,6 +335,14 @@ const char *stamp_clock_name(enum xdpong_stamp_clock source);
  * stay true while nothing keeps it in step.
  */
 int stamp_clock_read(enum xdpong_stamp_clock source, bool followed, struct stamp_clock *c);
+/*
+ * --stamp-driver: the NIC's PTP hardware clock, in which its receive
+ * timestamps are. phc_index: ifname's (ETHTOOL_GET_TS_INFO), -1 in *index
+ * if it has none; 0 or -errno. phc_offset: UTC less /dev/ptpINDEX's
+ * reading now, ns, read against the real time clock; 0 or -errno.
+ */
+int phc_index(const char *ifname, int *index);
+int phc_offset(int index, long long *off_ns);
 /* RFC 4656 4.1.2's Error Estimate for an error of error_us: S set when
  * synced, Z 0 (NTP format), the least scale whose multiplier (never 0)
  * covers it. */
@@ -582,7 +592,9 @@ void bss_close(struct bss_access *b);
 	X(if_mac, 8)             \
 	X(self_ids, 8)           \
 	X(stamp_clock_off_ns, 8) \
-	X(stamp_errest, 4)
+	X(stamp_errest, 4)       \
+	X(stamp_phc_off_ns, 8)   \
+	X(stamp_phc_ok, 4)
 enum bss_field {
 #define X(name, bytes) BSS_##name,
 	XDPONG_BSS_FIELDS(X)

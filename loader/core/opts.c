@@ -63,6 +63,11 @@ const struct opt_def opt_table[] = {
 	  .config = CFG_ANY, OPT_FIELD(stamp_port), .dflt = XDPONG_STAMP_PORT,
 	  .help = "also reflect STAMP test packets (RFC 8762) to UDP\n"
 		  "port PORT (default 862)" },
+	{ .name = "stamp-driver", .arg = ARG_NONE, .cmds = ATTACH_RUN, .config = CFG_ANY,
+	  OPT_FIELD(stamp_driver),
+	  .help = "STAMP's receive timestamp T2 from the driver, where\n"
+		  "it gives one (Linux 6.3; native mode, alone: see\n"
+		  "xdpong(8))" },
 	{ .name = "interval", .short_name = 'i', .arg = ARG_SECONDS, .metavar = "SECS",
 	  .cmds = CMD_BIT(CMD_RUN), .config = CFG_GLOBAL, OPT_FIELD(interval),
 	  .help = "print per-second rates every SECS seconds" },

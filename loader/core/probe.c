@@ -44,6 +44,10 @@ const struct feature_info feature_info[FEAT_COUNT] = {
 			   "tx_failed is not counted", "5.5" },
 	[FEAT_TAI] = { "tai_clock", "bpf_ktime_get_tai_ns (STAMP timestamps from CLOCK_TAI)",
 		       "STAMP reads the monotonic clock, offset to UTC by the loader", "6.1" },
+	[FEAT_RXTS] = { "rx_timestamp",
+			"bpf_xdp_metadata_rx_timestamp (STAMP's T2 from the driver: "
+			"--stamp-driver)",
+			"--stamp-driver is refused", "6.3" },
 };
 
 static bool probed[FEAT_COUNT], have[FEAT_COUNT];
@@ -130,6 +134,25 @@ static bool probe_txwatch(enum feature f)
 	return ok;
 }
 
+/* A kfunc the kernel's BTF names (calling it needs a device-bound program,
+ * which needs a device: its presence is what can be asked here). */
+static bool probe_kfunc(enum feature f, const char *name)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!vmlinux) {
+		snprintf(why[f], sizeof(why[f]), "cannot read the kernel's BTF: %s",
+			 strerror(errno));
+		return false;
+	}
+	ok = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	if (!ok)
+		snprintf(why[f], sizeof(why[f]), "the kernel has no kfunc %s", name);
+	return ok;
+}
+
 static bool probe(enum feature f)
 {
 	const struct bpf_insn pass[] = { MOV64_IMM(BPF_REG_0, XDP_PASS), EXIT() };
@@ -168,6 +191,8 @@ static bool probe(enum feature f)
 		return probe_txwatch(f);
 	case FEAT_TAI:
 		return probe_helper(f, BPF_FUNC_ktime_get_tai_ns, "bpf_ktime_get_tai_ns");
+	case FEAT_RXTS:
+		return probe_kfunc(f, "bpf_xdp_metadata_rx_timestamp");
 	case FEAT_COUNT:
 		break;
 	}

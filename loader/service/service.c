@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <systemd/sd-daemon.h>
 #include "service.h"
+#include "xdpong.skel.h"
 
 static void set_why(struct served *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -195,6 +196,34 @@ void service_flush(struct service *svc)
 	}
 }
 
+/*
+ * --stamp-driver: the NIC's clock's offset to UTC (core.h, phc_offset),
+ * read anew: the two clocks drift apart. Where it cannot be read, the
+ * program goes back to the system clock (stamp_phc_ok 0) until it can:
+ * said once a failure, not every time. 0 or -errno (the .bss).
+ */
+static int stamp_phc_keep(struct served *v, const struct bss_access *bss)
+{
+	struct xdpong_bpf__rodata ro;
+	long long off;
+	int e;
+
+	if (rodata_read(&v->a, &ro) || ro.cfg_stamp_phc < 0)
+		return 0;
+	e = phc_offset(ro.cfg_stamp_phc, &off);
+	if (e) {
+		if (!v->phc_failed)
+			log_error("%s: cannot read /dev/ptp%d against the system clock (%s): "
+				  "STAMP's T2 comes from the system clock until it can",
+				  v->name, ro.cfg_stamp_phc, strerror(-e));
+		v->phc_failed = true;
+		return bss_set(bss, BSS_stamp_phc_ok, 0);
+	}
+	v->phc_failed = false;
+	e = bss_set(bss, BSS_stamp_phc_off_ns, (__u64)off);
+	return e ?: bss_set(bss, BSS_stamp_phc_ok, 1);
+}
+
 void service_stamp_clock(struct service *svc)
 {
 	for (int i = 0; i < svc->n; i++) {
@@ -212,6 +241,8 @@ void service_stamp_clock(struct service *svc)
 			e = bss_set(&bss, BSS_stamp_clock_off_ns, (__u64)c.off_ns);
 			if (!e)
 				e = bss_set(&bss, BSS_stamp_errest, c.errest);
+			if (!e && v->o.stamp_driver)
+				e = stamp_phc_keep(v, &bss);
 			bss_close(&bss);
 		}
 		if (e)

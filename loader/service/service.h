@@ -110,6 +110,7 @@ struct served {
 	bool have_stats;
 	bool resync;       /* addresses changed: service_flush() resyncs */
 	bool lost;         /* detached behind our back: service_lost() released it */
+	bool phc_failed;   /* --stamp-driver: the NIC's clock could not be read (said) */
 	__u32 self_xdp_id; /* the dispatcher's id self_record() last wrote */
 };
 struct service {

@@ -41,6 +41,9 @@ int may_take(const struct link_info *li, const struct attachment *old, bool have
 int kernel_check(const struct link_info *li, const struct opts *o);
 /* Another program there: joined, replaced (--force) or refused. */
 int foreign_check(const struct bringup *b);
+/* --stamp-driver: what it needs (--stamp, the kernel's kfunc, native
+ * mode, alone: b->share cleared), or refused. */
+int check_stamp_driver(struct bringup *b);
 /* Why xdpong attaches alone where it would share: said once per process. */
 void alone_say(const char *name, const char *why);
 /* The chain's programs that are not xdpong, for messages, into buf. */

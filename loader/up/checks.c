@@ -183,3 +183,39 @@ int foreign_check(const struct bringup *b)
 			 "dispatcher (Debian 12's and 13's do) lets them share",
 			 name, others, b->alone_why);
 }
+
+/*
+ * --stamp-driver: xdpong's build bound to the interface (skel.c), which
+ * the kernel runs only in native mode and only alone (libxdp's dispatcher
+ * is a program of its own, not bound: it cannot call the driver's
+ * timestamp for an extension). Refused here, before anything changes,
+ * where that cannot be had. 0 or -1.
+ */
+int check_stamp_driver(struct bringup *b)
+{
+	const struct opts *o = b->o;
+	const char *name = b->lv->li.name;
+
+	if (!o->stamp_port)
+		return log_error("%s: --stamp-driver is STAMP's: it needs --stamp", name);
+	if (!feature_have(FEAT_RXTS))
+		return log_error("%s: --stamp-driver needs %s, which Linux %s lacks (Linux %s and "
+				 "later have it): %s",
+				 name, feature_info[FEAT_RXTS].what, kernel_release(),
+				 feature_info[FEAT_RXTS].since, feature_why(FEAT_RXTS));
+	if (o->mode == MODE_SKB)
+		return log_error("%s: --stamp-driver needs native mode: in skb mode the kernel "
+				 "runs no program bound to the device. Nothing was changed",
+				 name);
+	if (b->have_old && b->old.dispatcher)
+		return log_error("%s: xdpong runs in libxdp's dispatcher, and --stamp-driver runs "
+				 "it alone: detach it first ('xdpong detach %s'). Nothing was "
+				 "changed",
+				 name, name);
+	b->share = false;
+	snprintf(b->alone_why, sizeof(b->alone_why),
+		 "--stamp-driver binds xdpong to %s, and libxdp's dispatcher cannot run a "
+		 "program bound so",
+		 name);
+	return foreign_check(b);
+}

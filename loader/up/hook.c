@@ -43,7 +43,9 @@ int hook_attach(struct attachment *lv, int mode)
 {
 	int e;
 
-	if (!privs_by_id)
+	/* A program bound to the device (--stamp-driver) never goes where
+	 * libxdp might try its dispatcher first: netlink, alone. */
+	if (!privs_by_id || lv->loaded->bound)
 		return attach_alone(lv, mode);
 	e = prog_handle(lv);
 	return e ?: xdp_program__attach(lv->loaded->prog, lv->li.ifindex, mode, 0);

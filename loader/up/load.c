@@ -93,6 +93,8 @@ static int up_choose_way(struct bringup *b)
 				 "it over needs CAP_SYS_ADMIN (libxdp finds the dispatcher by "
 				 "program id). Nothing was changed",
 				 name, b->old.prog_id);
+	if (b->o->stamp_driver)
+		return check_stamp_driver(b);
 	/* A lone xdpong is taken over alone: the dispatcher is not asked. */
 	if (b->have_old && !b->old.dispatcher) {
 		b->share = false;
@@ -141,7 +143,9 @@ static int up_choose_mode(struct bringup *b)
 					   XDP_MODE_UNSPEC;
 	/* Auto takes over in the mode the old program has: no gap; and joins
 	 * a dispatcher in its mode. */
-	if (b->have_old && b->mode == XDP_MODE_UNSPEC)
+	if (o->stamp_driver) /* native only (checks.c) */
+		b->mode = XDP_MODE_NATIVE;
+	else if (b->have_old && b->mode == XDP_MODE_UNSPEC)
 		b->mode = b->old.xdp_mode;
 	else if (b->share && b->chain.dispatcher && b->mode == XDP_MODE_UNSPEC)
 		b->mode = b->chain.mode;
@@ -197,6 +201,23 @@ static int up_size(struct bringup *b)
 	return 0;
 }
 
+/* --stamp-driver: the NIC's PTP hardware clock into rodata, for status
+ * and run to find (cfg_stamp_phc). 0 or -1 (said). */
+static int stamp_phc_find(struct xdpong_bpf *skel, const char *ifname)
+{
+	int phc, e = phc_index(ifname, &phc);
+
+	if (e)
+		return log_error("%s: cannot ask the driver for its PTP hardware clock: %s", ifname,
+				 strerror(-e));
+	if (phc < 0)
+		log_note("%s has no PTP hardware clock to read its timestamps by: every STAMP T2 "
+			 "comes from the system clock, as without --stamp-driver",
+			 ifname);
+	skel->rodata->cfg_stamp_phc = phc;
+	return 0;
+}
+
 /* 4. The BPF object, opened and configured (rodata: frozen at load). */
 static int up_open(struct bringup *b)
 {
@@ -204,7 +225,9 @@ static int up_open(struct bringup *b)
 	struct attachment *lv = b->lv;
 	struct link_info *li = &lv->li;
 
-	lv->loaded->skel = xdpong_skel_open();
+	lv->loaded->skel = o->stamp_driver ? xdpong_skel_open_rxts(li->ifindex) :
+					     xdpong_skel_open();
+	lv->loaded->bound = o->stamp_driver;
 	if (!lv->loaded->skel)
 		return log_error("%s: cannot open the BPF object: %s (run with -vv for libbpf's "
 				 "log)",
@@ -226,6 +249,8 @@ static int up_open(struct bringup *b)
 	lv->loaded->skel->rodata->cfg_stamp_port = o->stamp_port;
 	if (o->stamp_port)
 		lv->loaded->skel->rodata->cfg_stamp_clock = stamp_clock_source();
+	if (o->stamp_driver && stamp_phc_find(lv->loaded->skel, li->name))
+		return -1;
 	if (up_size(b))
 		return -1;
 	if (b->share) {
@@ -252,6 +277,30 @@ static int stamp_clock_write(struct xdpong_bpf *skel, const char *ifname, bool f
 	skel->bss->stamp_clock_off_ns = c.off_ns;
 	skel->bss->stamp_errest = c.errest;
 	return 0;
+}
+
+/* --stamp-driver: the NIC's clock's offset to UTC into .bss, which run
+ * keeps in step (service.c); where it cannot be read, T2 stays the
+ * system clock's (bpf/rxts.h). */
+static void stamp_phc_write(struct xdpong_bpf *skel, const char *ifname)
+{
+	long long off;
+	int phc = skel->rodata->cfg_stamp_phc, e;
+
+	if (!skel->rodata->cfg_stamp_driver)
+		return;
+	skel->bss->stamp_phc_ok = 0; /* a .bss taken over may hold an old one */
+	if (phc < 0)
+		return;
+	e = phc_offset(phc, &off);
+	if (e) {
+		log_note("%s: cannot read /dev/ptp%d against the system clock (%s): STAMP's T2 "
+			 "comes from the system clock until it can",
+			 ifname, phc, strerror(-e));
+		return;
+	}
+	skel->bss->stamp_phc_off_ns = off;
+	skel->bss->stamp_phc_ok = 1;
 }
 
 /* 5. Loaded, with the old program's maps reused or copied over. 0, -1,
@@ -282,6 +331,11 @@ static int up_load(struct bringup *b)
 				 "address maps' --max-prefixes count against RLIMIT_MEMLOCK: "
 				 "raise it, e.g. ulimit -l unlimited)",
 				 li->name, strerror(-e));
+	/* Bound to the device, it loads only where the driver has native XDP. */
+	if (e && b->o->stamp_driver)
+		return log_error("%s: cannot load xdpong bound to it (--stamp-driver): %s%s",
+				 li->name, strerror(-e),
+				 e == -EOPNOTSUPP ? " (its driver has no native XDP)" : "");
 	if (e)
 		return log_error("%s: cannot load the BPF program: %s%s", li->name, strerror(-e),
 				 attach_hint(-e, b->mode));
@@ -299,6 +353,7 @@ static int up_load(struct bringup *b)
 	/* STAMP's clock, live in .bss likewise: never a stale offset. */
 	if (b->o->stamp_port && stamp_clock_write(lv->loaded->skel, li->name, b->o->cmd == CMD_RUN))
 		return -1;
+	stamp_phc_write(lv->loaded->skel, li->name);
 	return b->have_old ? takeover_migrate(&b->old, lv, &b->tk) : 0;
 }
 

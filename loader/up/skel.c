@@ -4,29 +4,36 @@
  * usual one, or where the kernel has no atomic compare-and-exchange
  * (FEAT_CMPXCHG) the one built without it (Makefile: xdpong_nocas). Both
  * have the same maps, programs and variables, so both go through struct
- * xdpong_bpf: only the ELF bytes differ.
+ * xdpong_bpf: only the ELF bytes differ. With --stamp-driver, the build
+ * that reads the driver's receive timestamp (Makefile: xdpong_rxts),
+ * bound to the interface.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include "up.h"
 #include "xdpong.skel.h"
 #include "xdpong_nocas.skel.h"
+#include "xdpong_rxts.skel.h"
 
-struct xdpong_bpf *xdpong_skel_open(void)
+/* Linux 6.3's uapi: a program bound to a device that it does not offload
+ * to (the kernel resolves the device's metadata kfuncs at load). */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+
+/* The skeleton over another build's ELF bytes (of the same variables). */
+static struct xdpong_bpf *open_build(const void *(*elf_bytes)(size_t *sz))
 {
-	struct xdpong_bpf *obj;
+	struct xdpong_bpf *obj = calloc(1, sizeof(*obj));
 	int err;
 
-	if (feature_have(FEAT_CMPXCHG))
-		return xdpong_bpf__open();
-	obj = calloc(1, sizeof(*obj));
 	if (!obj) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	err = xdpong_bpf__create_skeleton(obj);
 	if (!err) {
-		obj->skeleton->data = (void *)xdpong_nocas_bpf__elf_bytes(&obj->skeleton->data_sz);
+		obj->skeleton->data = (void *)elf_bytes(&obj->skeleton->data_sz);
 		err = bpf_object__open_skeleton(obj->skeleton, NULL);
 	}
 	if (err) {
@@ -34,6 +41,27 @@ struct xdpong_bpf *xdpong_skel_open(void)
 		errno = -err;
 		return NULL;
 	}
+	return obj;
+}
+
+struct xdpong_bpf *xdpong_skel_open(void)
+{
+	if (feature_have(FEAT_CMPXCHG))
+		return xdpong_bpf__open();
+	return open_build(xdpong_nocas_bpf__elf_bytes);
+}
+
+struct xdpong_bpf *xdpong_skel_open_rxts(int ifindex)
+{
+	struct xdpong_bpf *obj = open_build(xdpong_rxts_bpf__elf_bytes);
+	struct bpf_program *p;
+
+	if (!obj)
+		return NULL;
+	p = obj->progs.xdpong;
+	bpf_program__set_ifindex(p, ifindex);
+	bpf_program__set_flags(p, bpf_program__flags(p) | BPF_F_XDP_DEV_BOUND_ONLY);
+	obj->rodata->cfg_stamp_driver = 1;
 	return obj;
 }
 

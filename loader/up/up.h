@@ -28,6 +28,10 @@ struct anchor_bpf;
  */
 /* Like xdpong_bpf__open(): NULL with errno set on failure. */
 struct xdpong_bpf *xdpong_skel_open(void);
+/* --stamp-driver's build (bpf/rxts.h), its XDP program bound to ifindex
+ * (BPF_F_XDP_DEV_BOUND_ONLY: native mode on that interface only, never in
+ * libxdp's dispatcher), cfg_stamp_driver set. Linux 6.3 (FEAT_RXTS). */
+struct xdpong_bpf *xdpong_skel_open_rxts(int ifindex);
 /* Multi-buffer XDP where the kernel has it: the frags flag (which a kernel
  * without it refuses) and cfg_frags, behind which the program keeps the
  * helpers such a kernel lacks. Between open and load. */
@@ -75,7 +79,8 @@ unsigned int limits_batch(unsigned long long burst, int ncpu);
 struct loaded {
 	struct xdpong_bpf *skel; /* owns the attachment's prog_fd and map_fd[] */
 	struct xdp_program *prog;
-	bool attached_here;                      /* undone by load_down(..., true) */
+	bool attached_here; /* undone by load_down(..., true) */
+	bool bound;         /* to the interface (--stamp-driver): attached by netlink */
 	struct bpf_link *tx_link[TXWATCH_LINKS]; /* txwatch.c's, when this process made them */
 	struct anchor_bpf *anchor;               /* chain.c's, from before load until after it */
 };
