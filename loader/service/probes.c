@@ -32,8 +32,9 @@ static void cfg_of(const struct config_probe *cp, struct probe_cfg *c)
 		.size = cp->sized ? cp->size :
 			cp->icmp  ? 56 :
 				    PROBE_STAMP_BASE,
-		.ttl = -1,
-		.tos = -1,
+		.ttl = cp->ttl,
+		.tos = cp->tos,
+		.source = cp->source[0] ? cp->source : NULL,
 		.interval = cp->interval,
 		.timeout = cp->timeout,
 	};
@@ -43,7 +44,9 @@ static void cfg_of(const struct config_probe *cp, struct probe_cfg *c)
 static bool same_probing(const struct config_probe *a, const struct config_probe *b)
 {
 	return a->icmp == b->icmp && a->port == b->port && a->sized == b->sized &&
-	       a->size == b->size && a->interval == b->interval && a->timeout == b->timeout;
+	       a->size == b->size && a->interval == b->interval && a->timeout == b->timeout &&
+	       a->ttl == b->ttl && a->tos == b->tos && a->family == b->family &&
+	       !strcmp(a->source, b->source);
 }
 
 /* Every address of every target word of cp; a word that does not resolve
@@ -55,7 +58,7 @@ static int resolve(const struct config_probe *cp, struct plan *pl, bool quiet)
 	if (!words)
 		return -ENOMEM;
 	for (char *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		if (probe_resolve(w, AF_UNSPEC, &pl->t, &pl->n, err, sizeof(err)) && !quiet)
+		if (probe_resolve(w, cp->family, &pl->t, &pl->n, err, sizeof(err)) && !quiet)
 			log_note("probe %s: %s; tried again every %d s", cp->name, err,
 				 PROBES_RESOLVE_S);
 		if (pl->n > PROBES_TARGETS_MAX) {
@@ -186,8 +189,11 @@ static int apply(struct probes *ps, const struct config_probe *v, int n, bool qu
 	probes_free(ps); /* the sections that went, and the old copies */
 	*ps = next;
 	memset(&next, 0, sizeof(next));
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* Into ps's copy of the section, which lives as long as it. */
 		ps->p[i]->cfg.label = ps->cfg[i].name; /* the metrics' probe label */
+		ps->p[i]->cfg.source = ps->cfg[i].source[0] ? ps->cfg[i].source : NULL;
+	}
 	ret = 0;
 out:
 	for (i = 0; i < n; i++)

@@ -34,7 +34,10 @@ struct config_probe {
 	bool icmp;
 	unsigned int port, size;
 	double interval, timeout;
-	bool sized; /* size given */
+	bool sized;      /* size given */
+	int ttl, tos;    /* -1: the kernel's */
+	int family;      /* AF_UNSPEC, or the one family key or source allows */
+	char source[64]; /* an interface or a local address, or "" */
 };
 struct config {
 	struct opts global;
@@ -49,6 +52,9 @@ struct config {
 /* Parse path (and its includes) into c. 0, or -1 with c->error set.
  * Changes nothing but c. */
 int config_load(const char *path, struct config *c);
+/* The family of a [probe]'s target word that is an address (a scope after
+ * '%' aside): AF_INET or AF_INET6; 0 for a name. */
+int config_addr_family(const char *word);
 /* What c holds (its strings, its addr lists); again is harmless. */
 void config_free(struct config *c);
 

@@ -5,12 +5,13 @@
 # responder and exports the probes' histogram and counters on /metrics:
 #  1. a STAMP section to a user-space reflector and an ICMP one to the
 #     kernel, every probe answered, read with prometheus_client beside the
-#     responder's metrics; /healthz about the responder alone;
+#     responder's metrics; /healthz about the responder alone; the STAMP
+#     section's ttl and tos are what the reflector reads;
 #  2. SIGHUP with a target added that answers nothing and the ICMP section
 #     gone: the target that stays keeps counting from where it was, the new
 #     one loses, the ICMP series go, /healthz still 200;
-#  3. SIGHUP with a bad [probe] section: refused, saying why, and nothing
-#     changes (the probes go on);
+#  3. SIGHUP with a bad [probe] section (no targets; a source that is not
+#     this host's): refused, saying why, and nothing changes;
 #  4. kill -9, then a new run of the same file: it takes the program over
 #     and probes again.
 #
@@ -56,14 +57,18 @@ for fam in parse(sys.stdin.read()):
             print(int(s.value))' "$@" <<<"$HTTP_BODY" || xdpt_fail "/metrics unparsed: $HTTP_BODY"
 }
 
-# grows NAME PROBE TARGET PROTOCOL: the sample grows within 3 s; the last
-# value in VALUE.
+# grows NAME PROBE TARGET PROTOCOL: the sample is there within 3 s, then
+# grows within 3 s more; the last value in VALUE.
 grows()
 {
 	local first
 
-	fl_http /metrics
-	first=$(metric "$@")
+	for _ in 1 2 3 4 5 6; do
+		fl_http /metrics
+		first=$(metric "$@")
+		[ -n "$first" ] && break
+		sleep 0.5
+	done
 	for _ in 1 2 3 4 5 6; do
 		sleep 0.5
 		fl_http /metrics
@@ -73,10 +78,14 @@ grows()
 	xdpt_fail "$* did not grow from '$first': $VALUE"
 }
 
-MESH='[probe mesh]
+MESH="[probe mesh]
 targets = 10.81.0.1
 interval = 0.1
-timeout = 0.5'
+timeout = 0.5
+ttl = 7
+tos = 32
+family = ipv4
+source = $FR1"
 conf "$MESH" '[probe ping]
 protocol = icmp
 targets = 10.81.0.1
@@ -103,6 +112,9 @@ for p in "mesh stamp" "ping icmp"; do
 	[ "$((sent - rec))" -le 1 ] || xdpt_fail "$name: $sent sent, only $rec received"
 done
 xdpt_assert_match "^xdpong_up\\{device=\"$FR1\"\\} 1$" "$HTTP_BODY" "the responder's metrics too"
+xdpt_assert_eq "" "$(awk '$2 != 7 || $3 != 32' "$XDPT_TMP/r4.log")" \
+	"ttl = 7, tos = 32: the TTL and TOS of every request the reflector read"
+xdpt_assert_ge 5 "$(wc -l <"$XDPT_TMP/r4.log")" "requests the reflector read"
 fl_http /healthz
 xdpt_assert_eq 200 "$HTTP_STATUS" "/healthz"
 
@@ -130,6 +142,14 @@ xdpt_wait 5 grep -q 'reload: .*\[probe bad\]: no targets; nothing changed' \
 	"$XDPT_TMP/run.out" || xdpt_fail "the bad reload was not refused"
 grows xdpong_probe_sent_total mesh 10.81.0.3 stamp
 xdpt_assert_eq "" "$(metric xdpong_probe_sent_total bad 10.81.0.1 stamp)" "no bad section"
+conf "$MESH
+source = 192.0.2.77"
+kill -HUP "$XDF_RUN_PID"
+xdpt_wait 5 grep -q '^xdpong: reload: the new \[probe\] sections cannot be had; nothing changed' \
+	"$XDPT_TMP/run.out" || xdpt_fail "a source not of this host was not refused"
+xdpt_assert_match '\[probe mesh\]: --source 192\.0\.2\.77: Cannot assign requested address' \
+	"$(cat "$XDPT_TMP/run.out")" "why the source was refused"
+grows xdpong_probe_sent_total mesh 10.81.0.3 stamp
 
 xdpt_log "4. kill -9, and a new run of the same file"
 cp "$XDPT_TMP/good.conf" "$CONF"
