@@ -4,9 +4,10 @@
  * running. It owns the config file (conffile.c), the Prometheus text
  * (prom.c), the interfaces served and their health (service.c), the HTTP
  * endpoints (http.c), listening for them (listen.c) and the probes of its
- * [probe NAME] sections (probes.c). It brings
- * interfaces up and down only through up/up.h, and reads them through
- * core/core.h; it includes no header above it. Returns: core.h's legend.
+ * [probe NAME] sections (probes.c), whose names it resolves off its loop
+ * (lookup.c). It brings interfaces up and down only through up/up.h, and
+ * reads them through core/core.h; it includes no header above it.
+ * Returns: core.h's legend.
  */
 #ifndef XDPONG_SERVICE_H
 #define XDPONG_SERVICE_H
