@@ -95,7 +95,9 @@ protocol = icmp
 targets = 10.81.0.1
 interval = 0.1'
 xdpt_ok "$XDPONG" config check "$CONF"
-xdpt_assert_match 'probe mesh: STAMP every 0.1 s to 10.81.0.1' "$XDPT_OUT" "config check"
+xdpt_assert_match \
+	"probe mesh: STAMP every 0.1 s to 10.81.0.1, IPv4 only, from $FR1, ttl 7, tos 32" \
+	"$XDPT_OUT" "config check"
 fl_run "$CONF"
 XDPT_FAIL_LOGS="$XDPT_TMP/run.out"
 
