@@ -4,6 +4,22 @@
 #include <string.h>
 #include "cmd.h"
 
+/* A [probe] section in a line: what, how often, to what, and its options. */
+static void print_probe(const struct config_probe *cp)
+{
+	printf("  probe %s: %s every %g s to %s", cp->name, cp->icmp ? "ICMP" : "STAMP",
+	       cp->interval, cp->targets);
+	if (cp->family)
+		printf(", IPv%c only", cp->family == AF_INET ? '4' : '6');
+	if (cp->source[0])
+		printf(", from %s", cp->source);
+	if (cp->ttl >= 0)
+		printf(", ttl %d", cp->ttl);
+	if (cp->tos >= 0)
+		printf(", tos %d", cp->tos);
+	printf("\n");
+}
+
 static int config_main(const struct opts *o)
 {
 	const char *path = o->n_args > 1 ? o->args[1] : CONFIG_DEFAULT;
@@ -35,9 +51,7 @@ static int config_main(const struct opts *o)
 		       io->rate_pps ? ", per-source limit" : "");
 	}
 	for (int i = 0; i < c->n_probes; i++)
-		printf("  probe %s: %s every %g s to %s\n", c->probes[i].name,
-		       c->probes[i].icmp ? "ICMP" : "STAMP", c->probes[i].interval,
-		       c->probes[i].targets);
+		print_probe(&c->probes[i]);
 	if (c->global.metrics_listen)
 		printf("  metrics and health on http://%s/\n", c->global.metrics_listen);
 	ret = 0;

@@ -368,7 +368,7 @@ static int run_loop(struct service *svc, struct settings *st, const char *config
 			  .dog = -1,
 			  .clk = clock_timer_open(),
 			  .ret = 1 };
-	struct pollfd pfd[FD_MAX + 2 * CONFIG_MAX_PROBES];
+	struct pollfd pfd[FD_MAX + PROBES_POLLFDS];
 	uint64_t dog_usec = 0;
 
 	/* systemd's watchdog (WatchdogSec=): pet it at half its period. */

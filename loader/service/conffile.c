@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <ini.h>
 #include "service.h"
 
@@ -136,9 +137,12 @@ static void probe_section(struct parse *p, const char *text)
 	p->bad_section = false;
 	p->probe = p->c->n_probes++;
 	cp = &p->c->probes[p->probe];
-	*cp = (struct config_probe){
-		.port = XDPONG_STAMP_PORT, .interval = 1, .timeout = 1, .line = p->line
-	};
+	*cp = (struct config_probe){ .port = XDPONG_STAMP_PORT,
+				     .interval = 1,
+				     .timeout = 1,
+				     .ttl = -1,
+				     .tos = -1,
+				     .line = p->line };
 	snprintf(cp->name, sizeof(cp->name), "%s", name);
 	snprintf(cp->file, sizeof(cp->file), "%s", p->path);
 }
@@ -162,6 +166,26 @@ static int probe_targets(struct parse *p, struct config_probe *cp, const char *v
 	for (char *c = more; *c; c++)
 		*c = *c == ',' || *c == '\t' ? ' ' : *c;
 	cp->targets = more;
+	return 1;
+}
+
+/* ttl, tos, source: probe's -t, -Q and -I, read by their option table
+ * rows, so the same values are refused in the same words. */
+static int probe_opt(struct parse *p, struct config_probe *cp, const char *name, const char *value)
+{
+	const struct opt_def *d = opt_by_name(name);
+	struct opts o;
+	char why[160];
+
+	opts_init(&o, CMD_PROBE);
+	if (!d || opt_set(d, value, &o, why, sizeof(why)))
+		return fail(p, "invalid value '%s' for %s: %s", value, name, d ? why : "?");
+	if (!strcmp(name, "source"))
+		snprintf(cp->source, sizeof(cp->source), "%s", value);
+	else if (!strcmp(name, "ttl"))
+		cp->ttl = (int)o.ttl;
+	else
+		cp->tos = (int)o.tos;
 	return 1;
 }
 
@@ -192,18 +216,69 @@ static int probe_key(struct parse *p, const char *name, const char *value)
 				    size ? "bytes, 0 to 65000" : "a port, 1 to 65535");
 		*(size ? &cp->size : &cp->port) = (unsigned int)u;
 		cp->sized |= size;
+	} else if (!strcmp(name, "ttl") || !strcmp(name, "tos") || !strcmp(name, "source")) {
+		return probe_opt(p, cp, name, value);
+	} else if (!strcmp(name, "family")) {
+		if (strcmp(value, "ipv4") && strcmp(value, "ipv6") && strcmp(value, "any"))
+			return fail(p, "invalid value '%s' for family: expected ipv4, ipv6 or any",
+				    value);
+		cp->family = value[0] == 'a' ? AF_UNSPEC : value[3] == '4' ? AF_INET : AF_INET6;
 	} else {
 		return fail(p,
 			    "unknown key '%s' in [probe %s] (the keys are targets, protocol, "
-			    "interval, timeout, size and port)",
+			    "interval, timeout, size, port, ttl, tos, source and family)",
 			    name, cp->name);
 	}
 	return 1;
 }
 
-/* A [probe] section, whole: targets given, and what its protocol allows. */
-static int probe_check(struct config *c, const char *path, const struct config_probe *cp)
+int config_addr_family(const char *a)
 {
+	unsigned char buf[16];
+	char text[64];
+
+	snprintf(text, sizeof(text), "%.*s", (int)strcspn(a, "%"), a);
+	return inet_pton(AF_INET, text, buf) == 1  ? AF_INET :
+	       inet_pton(AF_INET6, text, buf) == 1 ? AF_INET6 :
+						     AF_UNSPEC;
+}
+
+/* The family a source address and the family key leave: said in why if
+ * they contradict, as probe's -4 and -6 with -I. */
+static int probe_family(struct config_probe *cp, char *why, size_t len)
+{
+	int src = config_addr_family(cp->source);
+
+	if (src != AF_UNSPEC && cp->family != AF_UNSPEC && src != cp->family) {
+		snprintf(why, len, "family = ipv%c with the IPv%c source %s",
+			 cp->family == AF_INET ? '4' : '6', src == AF_INET ? '4' : '6', cp->source);
+		return -1;
+	}
+	if (src != AF_UNSPEC)
+		cp->family = src; /* only the targets of its family are probed */
+	for (const char *w = cp->targets; w && *w; w += strcspn(w, " "), w += strspn(w, " ")) {
+		char word[64];
+		int f;
+
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(w, " "), w);
+		f = config_addr_family(word);
+		if (f != AF_UNSPEC && cp->family != AF_UNSPEC && f != cp->family) {
+			snprintf(why, len, "target %s is not IPv%c, as %s asks", word,
+				 cp->family == AF_INET ? '4' : '6',
+				 src != AF_UNSPEC      ? "the source" :
+				 cp->family == AF_INET ? "family = ipv4" :
+							 "family = ipv6");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A [probe] section, whole: targets given, and what its protocol and
+ * family allow. */
+static int probe_check(struct config *c, const char *path, struct config_probe *cp)
+{
+	char fam[160];
 	const char *why = !cp->targets                              ? "no targets" :
 			  cp->icmp && cp->port != XDPONG_STAMP_PORT ? "port is STAMP's: ICMP has "
 								      "none" :
@@ -212,6 +287,8 @@ static int probe_check(struct config *c, const char *path, const struct config_p
 										  "bytes or more" :
 										  NULL;
 
+	if (!why && probe_family(cp, fam, sizeof(fam)))
+		why = fam;
 	if (!why)
 		return 0;
 	snprintf(c->error, sizeof(c->error), "%s:%d: [probe %s]: %s", path, cp->line, cp->name,

@@ -4,9 +4,10 @@
  * running. It owns the config file (conffile.c), the Prometheus text
  * (prom.c), the interfaces served and their health (service.c), the HTTP
  * endpoints (http.c), listening for them (listen.c) and the probes of its
- * [probe NAME] sections (probes.c). It brings
- * interfaces up and down only through up/up.h, and reads them through
- * core/core.h; it includes no header above it. Returns: core.h's legend.
+ * [probe NAME] sections (probes.c), whose names it resolves off its loop
+ * (lookup.c). It brings interfaces up and down only through up/up.h, and
+ * reads them through core/core.h; it includes no header above it.
+ * Returns: core.h's legend.
  */
 #ifndef XDPONG_SERVICE_H
 #define XDPONG_SERVICE_H
@@ -34,7 +35,10 @@ struct config_probe {
 	bool icmp;
 	unsigned int port, size;
 	double interval, timeout;
-	bool sized; /* size given */
+	bool sized;      /* size given */
+	int ttl, tos;    /* -1: the kernel's */
+	int family;      /* AF_UNSPEC, or the one family key or source allows */
+	char source[64]; /* an interface or a local address, or "" */
 };
 struct config {
 	struct opts global;
@@ -49,6 +53,9 @@ struct config {
 /* Parse path (and its includes) into c. 0, or -1 with c->error set.
  * Changes nothing but c. */
 int config_load(const char *path, struct config *c);
+/* The family of a [probe]'s target word that is an address (a scope after
+ * '%' aside): AF_INET or AF_INET6; 0 for a name. */
+int config_addr_family(const char *word);
 /* What c holds (its strings, its addr lists); again is harmless. */
 void config_free(struct config *c);
 
@@ -65,30 +72,56 @@ int prom_print(FILE *f, const struct attachment *a, const struct snapshot *s);
 /* Rewrite path atomically; errors are printed once, not every interval. */
 int prom_update_file(const char *path, const struct prom_iface *v, int n);
 
+/* ---- lookup.c: names resolved by threads, off run's loop ---- */
+struct lookup;
+/* A lookup of at most max names, not started; NULL if out of memory. */
+struct lookup *lookup_new(int max);
+/* Name word of family (as probe_resolve takes it), once. 0 or -errno. */
+int lookup_add(struct lookup *l, const char *word, int family);
+int lookup_count(const struct lookup *l);
+/* Resolve each name in a thread; one that cannot be had fails its name. */
+void lookup_start(struct lookup *l);
+/* Readable when a name is done. */
+int lookup_fd(const struct lookup *l);
+/* The names done since the last call become lookup_result's; true once
+ * every name is done. */
+bool lookup_collect(struct lookup *l);
+/* Word of family, if lookup_collect last had it: 0 with its addresses
+ * (t, n), -1 with why it failed; 1 if not. */
+int lookup_result(const struct lookup *l, const char *word, int family,
+		  const struct probe_target **t, int *n, const char **why);
+/* Let go of l (NULL: nothing); threads still resolving free it after. */
+void lookup_put(struct lookup *l);
+
 /* ---- probes.c: the [probe NAME] sections, probing as a service ---- */
 #define PROBES_RESOLVE_S 30     /* names resolved again this often */
 #define PROBES_TARGETS_MAX 4096 /* a section's addresses, at most */
+#define PROBES_POLLFDS (2 * CONFIG_MAX_PROBES + 1)
 struct pollfd;
 struct probes {
 	int n;
 	struct config_probe cfg[CONFIG_MAX_PROBES]; /* their targets: copies of their own */
 	struct prober *p[CONFIG_MAX_PROBES];
-	unsigned long long resolve_ns; /* when names are resolved next (CLOCK_MONOTONIC) */
+	unsigned long long resolve_ns; /* next lookup of the names (CLOCK_MONOTONIC), 0: none */
+	struct lookup *lk;             /* the names' lookup under way, or NULL */
+	bool lk_say;                   /* it says what does not resolve (a load's, a reload's) */
 };
 /*
  * Probe as v says (n sections) instead of as ps did: a section of the same
- * name, protocol, port, size, interval and timeout keeps its sockets and
- * every target that stays keeps its counts and its probes in flight; one
- * changed otherwise starts anew, keeping the counts of the targets that
- * stay (of the same protocol). A name that does not resolve is said and
- * tried again later. 0, or -1 (said) with ps as it was.
+ * name and settings keeps its sockets and every target that stays keeps
+ * its counts and its probes in flight; one changed otherwise starts anew,
+ * keeping the counts of the targets that stay (of the same protocol).
+ * Addresses are probed at once; names keep the addresses they had, and
+ * are looked up in the background (a name that does not resolve is said
+ * and tried again later). 0, or -1 (said) with ps as it was.
  */
 int probes_apply(struct probes *ps, const struct config_probe *v, int n);
 void probes_free(struct probes *ps);
-/* The fds to poll for them, at most 2 * CONFIG_MAX_PROBES: how many. */
+/* The fds to poll for them, at most PROBES_POLLFDS: how many. */
 int probes_pollfds(const struct probes *ps, struct pollfd *pfd);
 /* After poll (pfd, n: as probes_pollfds gave them): read what is ready,
- * send what is due, and resolve the names again when it is time. */
+ * send what is due, take a lookup's names, and look them up again when it
+ * is time. */
 void probes_run(struct probes *ps, const struct pollfd *pfd, int n);
 /* How long poll may wait for them, ms (-1: no probes). */
 int probes_timeout_ms(const struct probes *ps);

@@ -64,12 +64,16 @@ mkdir -p "$XDPT_TMP/var/lib/node_exporter" "$XDPT_TMP/var/lib/prometheus/node-ex
 # eth1 is missing, which run --config waits for).
 cp "$REPO/systemd/xdpong.conf.example" "$XDPT_TMP/etc/xdpong/xdpong.conf"
 
-# promtool is not in Debian's smaller packages; the Prometheus project's
-# own Python parser checks the same exposition format.
-PROMCHECK="/usr/bin/python3 -c 'import sys; "
-PROMCHECK+="from prometheus_client.parser import text_string_to_metric_families as p; "
-PROMCHECK+="n = sum(len(f.samples) for f in p(sys.stdin.read())); "
-PROMCHECK+="sys.exit(0 if n > 10 else 1)'"
+# `promtool check metrics` runs as written where promtool is installed
+# (tools/deps.sh installs Debian's prometheus for it); elsewhere the
+# Prometheus project's own Python parser reads the same exposition format.
+PROMCHECK="promtool check metrics"
+if ! command -v promtool >/dev/null 2>&1; then
+	PROMCHECK="/usr/bin/python3 -c 'import sys; "
+	PROMCHECK+="from prometheus_client.parser import text_string_to_metric_families as p; "
+	PROMCHECK+="n = sum(len(f.samples) for f in p(sys.stdin.read())); "
+	PROMCHECK+="sys.exit(0 if n > 10 else 1)'"
+fi
 
 ensure_detached()
 {

@@ -4,8 +4,9 @@
 # Bad input gets a clear error, changes nothing that runs, loses nothing:
 #  1. config files with an unknown key, a bad value, a duplicate interface
 #     section, a missing include, binary garbage, a key in the wrong
-#     section, a command-line-only key: `config check` and `run --config`
-#     exit 1 naming FILE:LINE and the fix, and attach nothing;
+#     section, a command-line-only key, a bad [probe] key or family:
+#     `config check` and `run --config` exit 1 naming FILE:LINE and the
+#     fix, and attach nothing;
 #  2. the same files on a SIGHUP to a running service: refused, every
 #     program id and prefix as before, the service still up;
 #  3. --metrics-listen on an address that is not this host's: exit 1
@@ -66,6 +67,11 @@ many+=$'addr = 10.0.0.1\naddr = 10.0.0.2\naddr = 10.0.0.3\n'
 bad too_many_addrs "$many" \
 	' \[interface x0\]: 3 IPv4 --addr prefixes, more than --max-prefixes 2 holds$'
 bad no_equals $'[global]\njust words\n' "2: not 'key = value'"
+# [probe] keys: probe's checks of -t and of -4/-6 with -I, in the file's words.
+bad probe_ttl $'[interface x0]\n[probe p]\ntargets = 192.0.2.9\nttl = 0\n' \
+	'4: invalid value .0. for ttl: expected a whole number, 1 to 255'
+bad probe_family $'[interface x0]\n[probe p]\ntargets = 192.0.2.9\nfamily = ipv4\nsource = ::1\n' \
+	'2: \[probe p\]: family = ipv4 with the IPv6 source ::1$'
 # A value longer than inih's line is refused, never cut to another value.
 bad long_line "[interface x0]"$'\n'"metrics-file = /run/$(printf 'd%.0s' {1..200})/m.prom"$'\n' \
 	'2: line longer than 198 characters'
