@@ -21,14 +21,20 @@
  * floor(x) - 1, and it is the latter exactly where (f + 1) * 10^9 <= ns *
  * 2^32 (f + 1 <= x). No product overflows: ns * K < 10^9 * 2^33 < 2^63,
  * (f + 1) * 10^9 <= 2^32 * 10^9 < 2^62, ns << 32 < 2^62.
+ *
+ * Without a branch: the test is the sign of ns * 2^32 - (f + 1) * 10^9,
+ * both terms under 2^62, so bit 63 of their 64-bit difference is set
+ * exactly where f is floor(x). Which way it goes depends on the ns's low
+ * digits, as a branch predictor cannot guess, and BPF has no conditional
+ * move: a branch here was a misprediction on a good share of STAMP
+ * replies, twice each (T2, T3).
  */
 static __always_inline __u32 ntp_frac(__u64 ns)
 {
 	__u64 f = (ns * XP_NTP_FRAC_K) >> 30;
+	__u64 below = ((ns << 32) - (f + 1) * XP_NS_PER_S) >> 63;
 
-	if ((f + 1) * XP_NS_PER_S <= ns << 32)
-		f++;
-	return (__u32)f;
+	return (__u32)(f + 1 - below);
 }
 
 /* A time in ns, as whole seconds and the ns past them (< 10^9). */

@@ -387,16 +387,21 @@ static __always_inline void stamp_reflect(struct stamp_req *s, void *l3, bool v6
 				stamp_set_dscp(l3, v6, (a >> 17) & 0x3f);
 		}
 	}
+	/* ~(~HC + m' - m): adding ~fold(m) takes m away (one's complement).
+	 * All of it but T3's words, summed before T3 is read, so that only
+	 * T3's own conversion and sum come after the read (the barrier: the
+	 * compiler would sink the sum past the clock's call, next to its
+	 * one use). */
+	csum = s->udp->check;
+	came += (__u64)(__u16)~csum + (__u16)~csum_fold(gone);
+	asm volatile("" : "+r"(came));
 	/* T3: as late as the reply allows (RFC 8762 4.3: just before sending),
 	 * carried on from T2's split (ntp.h). */
 	t3_ntp = ntp64(ns_split_after(t2, s->t2, stamp_clock_ns()));
 	st64(p + XP_STAMP_TS, t3_ntp);
-	came += sum64(t3_ntp);
-	csum = s->udp->check;
 	if (!csum) /* IPv4 only (IPv6 passed it): no checksum, none to patch */
 		return;
-	/* ~(~HC + m' - m): adding ~fold(m) takes m away (one's complement). */
-	csum = (__u16)~csum_fold((__u64)(__u16)~csum + came + (__u16)~csum_fold(gone));
+	csum = (__u16)~csum_fold(came + sum64(t3_ntp));
 	/* RFC 768: a computed 0 is sent as all ones (0 means no checksum). */
 	s->udp->check = csum ? csum : 0xffff;
 }

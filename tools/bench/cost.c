@@ -66,6 +66,7 @@ const char *const cost_name[COST_N] = {
 	[COST_XDPONG_ECHO4_TRIE_N] = "xdpong_echo4_98_trie_100000",
 	[COST_XDPONG_ECHO6_TRIE_1] = "xdpong_echo6_118_trie_1",
 	[COST_XDPONG_ECHO6_TRIE_N] = "xdpong_echo6_118_trie_100000",
+	[COST_XDPONG_STAMP4] = "xdpong_stamp4_86",
 	[COST_PATCH_INLINE] = "reply_patch_inline",
 	[COST_PATCH_CSUM_DIFF] = "reply_patch_bpf_csum_diff",
 	[COST_SUM_EXTRA] = "csum_pass_1416",
@@ -100,6 +101,7 @@ const char *const cost_desc[COST_N] = {
 	[COST_XDPONG_ECHO4_TRIE_N] = "  same, trie of 100,000 prefixes",
 	[COST_XDPONG_ECHO6_TRIE_1] = "xdpong, 118-byte echo, trie of 1 prefix",
 	[COST_XDPONG_ECHO6_TRIE_N] = "  same, trie of 100,000 prefixes",
+	[COST_XDPONG_STAMP4] = "xdpong, 86-byte STAMP test packet",
 	[COST_PATCH_INLINE] = "reply checksum patch, inline",
 	[COST_PATCH_CSUM_DIFF] = "reply checksum patch, 2 bpf_csum_diff",
 	[COST_SUM_EXTRA] = "checksum pass, the 1416 bytes 1500 adds",
@@ -115,7 +117,7 @@ const char *const cost_desc[COST_N] = {
 	[COST_NO_ALL] = "xdpong without all of the above",
 };
 
-enum pkt_kind { PKT_ECHO4, PKT_ECHO6, PKT_ECHO4_1500, PKT_UDP4, PKT_TCP4, PKT_N };
+enum pkt_kind { PKT_ECHO4, PKT_ECHO6, PKT_ECHO4_1500, PKT_UDP4, PKT_TCP4, PKT_STAMP4, PKT_N };
 
 struct pkt {
 	__u8 data[PKT_MAX];
@@ -205,6 +207,7 @@ struct harness {
 	void (*destroy)(void *skel);
 	int prog_fd;  /* bench_xdpong_cost_k */
 	int sum_fd;   /* bench_sum_extra_k */
+	int base_fd;  /* stamp_harness's: the turn-around alone, else 0 */
 	int stats_fd; /* xdpong_stats */
 	bool counts;  /* its counters are on: the replies are checked */
 };
@@ -219,7 +222,7 @@ static __u64 replied_total(const struct harness *h)
 	if (bpf_map_lookup_elem(h->stats_fd, &key, vals))
 		return 0;
 	for (int i = 0; i < ncpu; i++)
-		sum += vals[i].reply_echo4 + vals[i].reply_echo6;
+		sum += vals[i].reply_echo4 + vals[i].reply_echo6 + vals[i].reply_stamp4;
 	return sum;
 }
 
@@ -397,6 +400,43 @@ fail:
 	xdpong_cost_bpf__destroy(x);
 	return fail("cannot load the cost harness with %u prefixes", n);
 }
+
+/*
+ * The harness for the STAMP row: --stamp's port and the TAI clock, as
+ * `xdpong attach --stamp` sets them on 6.1 and later, and the request
+ * saved for the turn-around, which copies it back after each reply
+ * (xdpong_cost.bpf.c). prog_fd is the STAMP K-fold program, base_fd the
+ * copy alone. 0, or -1 (said) with nothing left loaded.
+ */
+static int stamp_harness(struct harness *h, int latency_sample)
+{
+	struct xdpong_cost_bpf *x = xdpong_cost_bpf__open();
+
+	if (!x)
+		return fail("cannot open the STAMP cost harness");
+	if (latency_sample >= 0)
+		x->rodata->cfg_latency_sample = latency_sample;
+	x->rodata->cfg_check_mac = 1;
+	x->rodata->cfg_stamp_port = BENCH_STAMP_PORT;
+	x->rodata->cfg_stamp_clock = XDPONG_STAMP_CLOCK_TAI;
+	if (xdpong_cost_bpf__load(x) ||
+	    add_addresses(bpf_map__fd(x->maps.xdpong_addr4), bpf_map__fd(x->maps.xdpong_addr6),
+			  &x->bss->own_addrs[0], &x->bss->own_addrs_cur) ||
+	    frame_stamp4((__u8 *)x->bss->bench_stamp_req, sizeof(x->bss->bench_stamp_req)) !=
+		    BENCH_STAMP_FRAME_LEN) {
+		xdpong_cost_bpf__destroy(x);
+		return fail("cannot load the STAMP cost harness");
+	}
+	own_mac(&x->bss->if_mac);
+	*h = (struct harness){ .skel = x,
+			       .destroy = xdpong_cost_bpf_destroy,
+			       .prog_fd = bpf_program__fd(x->progs.bench_xdpong_stamp_k),
+			       .base_fd = bpf_program__fd(x->progs.bench_stamp_restore_k),
+			       .sum_fd = bpf_program__fd(x->progs.bench_sum_extra_k),
+			       .stats_fd = bpf_map__fd(x->maps.xdpong_stats),
+			       .counts = true };
+	return 0;
+}
 HARNESS_LOADER(xdpong_cost_no_checks_bpf)
 HARNESS_LOADER(xdpong_cost_no_csum_bpf)
 HARNESS_LOADER(xdpong_cost_no_addrs_bpf)
@@ -516,6 +556,7 @@ struct cost_progs {
 	struct harness h_lim;      /* the default, with both limits on */
 	struct harness h_trie[2];  /* tries of 1 and COST_PREFIXES_N prefixes */
 	struct harness h_no[NO_N]; /* the breakdown's: leave_outs[] */
+	struct harness h_stamp;    /* the default, with --stamp (stamp_harness) */
 	struct xdpong_bpf *obj;    /* the product's own object, as built */
 };
 
@@ -526,6 +567,7 @@ static void pkts_build(struct pkt pk[PKT_N])
 	pk[PKT_ECHO4_1500].len = frame_echo4(pk[PKT_ECHO4_1500].data, PKT_MAX, 1500, 1);
 	pk[PKT_UDP4].len = frame_udp4(pk[PKT_UDP4].data, PKT_MAX, 84);
 	pk[PKT_TCP4].len = frame_tcp4(pk[PKT_TCP4].data, PKT_MAX, 84);
+	pk[PKT_STAMP4].len = frame_stamp4(pk[PKT_STAMP4].data, PKT_MAX);
 }
 
 /* The product's object with the responder's addresses, or NULL. */
@@ -563,7 +605,7 @@ static int progs_load(const struct bench_env *env, struct cost_progs *p, bool br
 	    xdpong_cost_bpf_harness(&p->h_off, 0, false) ||
 	    xdpong_cost_bpf_harness(&p->h_n, env->sample_n, false) ||
 	    xdpong_cost_bpf_harness(&p->h_lim, ld, true) || trie_harness(&p->h_trie[0], ld, 1) ||
-	    trie_harness(&p->h_trie[1], ld, COST_PREFIXES_N))
+	    trie_harness(&p->h_trie[1], ld, COST_PREFIXES_N) || stamp_harness(&p->h_stamp, ld))
 		return fail("cannot load the cost programs");
 	for (size_t i = 0; i < NO_N; i++) {
 		if (leave_outs[i].load(&p->h_no[i], ld, false))
@@ -581,6 +623,7 @@ static void progs_destroy(struct cost_progs *p)
 	xdpong_bpf__destroy(p->obj);
 	for (size_t i = 0; i < NO_N; i++)
 		harness_destroy(&p->h_no[i]);
+	harness_destroy(&p->h_stamp);
 	harness_destroy(&p->h_trie[1]);
 	harness_destroy(&p->h_trie[0]);
 	harness_destroy(&p->h_lim);
@@ -692,6 +735,10 @@ static int cost_trial(struct reflect_bpf *rf, const struct cost_progs *p,
 	if (kfold_ns(p->h_def.sum_fd, XDP_PASS, fd_null, XDP_PASS, &pk[PKT_ECHO4_1500],
 		     &c[COST_SUM_EXTRA]))
 		return -1;
+	/* A STAMP reply, minus its turn-around: the copy of the request. */
+	if (timed_harness(&p->h_stamp, p->h_stamp.base_fd, XDP_TX, &pk[PKT_STAMP4], XDP_TX, &v))
+		return -1;
+	c[COST_XDPONG_STAMP4] = floor + v;
 	/* One read of the clock of STAMP's T2 and T3 (two a reply): own time. */
 	return kfold_ns(bpf_program__fd(rf->progs.bench_clock_k), XDP_PASS, fd_null, XDP_PASS,
 			&pk[PKT_ECHO4], &c[COST_CLOCK_READ]);

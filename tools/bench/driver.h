@@ -260,6 +260,7 @@ enum cost_row {
 	COST_XDPONG_ECHO4_TRIE_N,
 	COST_XDPONG_ECHO6_TRIE_1,
 	COST_XDPONG_ECHO6_TRIE_N,
+	COST_XDPONG_STAMP4, /* the 86-byte STAMP test packet, --stamp (two clock reads) */
 	COST_PATCH_INLINE,
 	COST_PATCH_CSUM_DIFF,
 	COST_SUM_EXTRA,  /* own time, no floor: one checksum pass, BENCH_SUM_EXTRA bytes */

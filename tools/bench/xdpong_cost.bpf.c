@@ -57,3 +57,40 @@ static __always_inline int body_sum_extra(struct xdp_md *ctx)
 }
 
 KFOLD_PROGRAM(bench_sum_extra_k, body_sum_extra)
+
+/*
+ * The STAMP row: the 86-byte STAMP test packet (bench.h) through the
+ * harness loaded with --stamp's port. Its reply cannot be turned back by
+ * arithmetic (T2 and T3 overwrite the sender's Timestamp), so the request,
+ * which cost.c saves in bench_stamp_req, is copied back over the frame
+ * after each reply; the copy alone (bench_stamp_restore_k) is timed on the
+ * same packet and subtracted, as the echo's turn-around is.
+ */
+__u64 bench_stamp_req[BENCH_STAMP_WORDS + 1];
+
+static __always_inline int stamp_restore(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	__u64 *words = data;
+
+	_Static_assert(BENCH_STAMP_FRAME_LEN == BENCH_STAMP_WORDS * 8 + 6, "stamp_restore");
+	if (data + BENCH_STAMP_FRAME_LEN > end)
+		return XDP_ABORTED;
+	for (int i = 0; i < BENCH_STAMP_WORDS; i++)
+		words[i] = bench_stamp_req[i];
+	__builtin_memcpy(data + BENCH_STAMP_WORDS * 8, &bench_stamp_req[BENCH_STAMP_WORDS], 6);
+	return XDP_TX;
+}
+
+static __always_inline int xdpong_stamp_turned(struct xdp_md *ctx)
+{
+	int verdict = bench_under_test(ctx);
+
+	if (verdict == XDP_TX)
+		stamp_restore(ctx);
+	return verdict;
+}
+
+KFOLD_PROGRAM(bench_xdpong_stamp_k, xdpong_stamp_turned)
+KFOLD_PROGRAM(bench_stamp_restore_k, stamp_restore)
