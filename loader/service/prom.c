@@ -228,6 +228,17 @@ static void s_prefixes(FILE *f, const char *name, const struct prom_row *r)
 	fprintf(f, ",family=\"ipv6\"} %llu\n", r->ac.n6);
 }
 
+/* With --stamp-driver only: where STAMP's T2s came from. */
+static void s_stamp_t2(FILE *f, const char *name, const struct prom_row *r)
+{
+	if (!r->ro.cfg_stamp_driver)
+		return;
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",clock=\"driver\"} %llu\n", (unsigned long long)r->bss.stamp_t2_count.driver);
+	prom_dev(f, name, r->v->name);
+	fprintf(f, ",clock=\"system\"} %llu\n", (unsigned long long)r->bss.stamp_t2_count.system);
+}
+
 /*
  * Every family, in the order written: its head, then per interface either
  * one value (value) or its series (samples). Only xdpong_up covers the
@@ -271,6 +282,11 @@ static const struct prom_family {
 	  .samples = s_rate_limits },
 	{ "xdpong_answered_prefixes", "gauge",
 	  "Prefixes in the address maps xdpong answers for, by IP family.", .samples = s_prefixes },
+	{ "xdpong_stamp_t2_total", "counter",
+	  "With --stamp-driver: STAMP's receive timestamps (T2) taken from the driver, and those "
+	  "taken from the system clock because the driver gave none or the NIC clock's offset was "
+	  "not known.",
+	  .samples = s_stamp_t2 },
 	{ "xdpong_trace_lost_events_total", "counter",
 	  "Trace events dropped because the trace ring buffer was full.", .value = v_trace_lost },
 	{ "xdpong_dispatcher", "gauge",

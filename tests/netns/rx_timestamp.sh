@@ -104,6 +104,10 @@ xdpt_ok --ns "$NS_RESP" "$XDPONG" status "$IF_RESP"
 xdpt_assert_match "stamp: +UDP port 862, clock driver, else tai" "$XDPT_OUT" "status: stamp line"
 xdpt_assert_match "T2: +from the driver, but the NIC has no PTP hardware clock; 0 taken so, \
 $((2 * N)) from the system clock" "$XDPT_OUT" "status: T2 line"
+xdpt_ok --ns "$NS_RESP" "$XDPONG" stats "$IF_RESP" --prometheus
+xdpt_assert_eq "0 $((2 * N))" \
+	"$(sed -n "s/^xdpong_stamp_t2_total{device=\"$IF_RESP\",clock=\"\(driver\|system\)\"} //p" \
+	<<<"$XDPT_OUT" | paste -sd' ')" "the metrics' T2 counts, driver and system"
 
 # bss_set_u32 NAME VALUE: the running program's .bss variable NAME (a
 # __u32, VALUE < 256) set through bpftool, found by its BTF, as no xdpong
