@@ -394,9 +394,32 @@ void probe_target_carry(struct probe_target *nt, const struct probe_target *t)
 	nt->rtt_sum_s = t->rtt_sum_s;
 }
 
+/* The sends numbered before a retarget (n targets from the old old_n):
+ * each to its target's new place, so that its timestamp still counts. */
+static void txkey_move(struct prober *p, const int *from, int old_n)
+{
+	int *to = malloc((old_n ? old_n : 1) * sizeof(*to));
+
+	for (int j = 0; to && j < old_n; j++)
+		to[j] = -1;
+	for (int i = 0; to && i < p->n; i++)
+		if (from[i] >= 0)
+			to[from[i]] = i;
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; p->txkey[i] && k < TXKEYS; k++) {
+			struct probe_txkey *x = &p->txkey[i][k];
+
+			x->target = to && x->target >= 0 && x->target < old_n ? to[x->target] : -1;
+		}
+	}
+	free(to);
+}
+
 void prober_retarget(struct prober *p, struct probe_target *v, int n, const int *from,
 		     unsigned long long now_ns)
 {
+	int old_n = p->n;
+
 	for (int i = 0; i < n; i++) {
 		char name[sizeof(v[i].name)];
 
@@ -422,10 +445,7 @@ void prober_retarget(struct prober *p, struct probe_target *v, int n, const int 
 	p->due_known = false;
 	heap_make(p);
 	flight_make(p);
-	/* Sends numbered before now name targets by their old places. */
-	for (int i = 0; i < 2; i++)
-		if (p->txkey[i])
-			memset(p->txkey[i], 0xff, TXKEYS * sizeof(*p->txkey[i]));
+	txkey_move(p, from, old_n);
 }
 
 int prober_add(struct prober *p, struct probe_target *v, int n, unsigned long long now_ns,
