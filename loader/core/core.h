@@ -806,21 +806,22 @@ struct probe_dist {
 };
 struct probe_pending;
 struct probe_target {
-	char name[256]; /* as given: a name or an address */
-	char addr[64];  /* the address, as text */
-	struct sockaddr_storage sa;
-	unsigned int salen;
+	/* First what each send and reply touches: the schedule, the ring, the address. */
+	unsigned long long next_send_ns; /* CLOCK_MONOTONIC */
+	struct probe_pending *pend;      /* a ring of n_pend, by sequence number */
+	unsigned int n_pend;
+	unsigned int next_seq, top_seq; /* top_seq: the highest answered, + 1 */
+	int index;                      /* in its prober's list: STAMP's SSID, ICMP's payload */
 	int family;
+	unsigned int salen;
+	bool done; /* -c COUNT sent */
+	struct sockaddr_storage sa;
 	unsigned long long sent, received, lost, dups, reordered;
 	unsigned long long bucket[PROBE_BUCKETS]; /* RTTs per bucket, not cumulative */
 	double rtt_sum_s;
 	struct probe_samples rtt, refl, fwd, bwd; /* with keep_samples */
-	unsigned int next_seq, top_seq;           /* top_seq: the highest answered, + 1 */
-	unsigned long long next_send_ns;          /* CLOCK_MONOTONIC */
-	struct probe_pending *pend;               /* a ring of n_pend, by sequence number */
-	unsigned int n_pend;
-	int index; /* in its prober's list: STAMP's SSID, ICMP's payload */
-	bool done; /* -c COUNT sent */
+	char name[256];                           /* as given: a name or an address */
+	char addr[64];                            /* the address, as text */
 };
 /* A reply, as the prober tells it (seq: the target's sequence number). */
 struct probe_reply {
@@ -845,6 +846,7 @@ struct probe_cfg {
 	void (*on_reply)(const struct probe_reply *r, void *arg);
 	void *arg;
 };
+struct probe_due;
 struct probe_flight;
 struct probe_io;
 struct prober {
@@ -861,8 +863,9 @@ struct prober {
 	bool raw;            /* ICMP through raw sockets (CAP_NET_RAW) */
 	bool due_known;      /* prober_tick has nothing before due_ns */
 	unsigned long long due_ns;
-	int *heap, n_heap, heap_room; /* the targets still to send, soonest first */
-	struct probe_flight *fl;      /* the probes sent, in order: their timeouts */
+	struct probe_due *heap; /* the targets still to send, soonest first */
+	int n_heap, heap_room;
+	struct probe_flight *fl; /* the probes sent, in order: their timeouts */
 	unsigned int fl_head, fl_n, fl_room;
 	struct probe_io *io; /* batches of messages, sent or received */
 	bool ts_ok;          /* SO_TIMESTAMPING accepted */

@@ -46,6 +46,12 @@ struct probe_txkey {
 	unsigned int seq;
 };
 
+/* A target in the send schedule, with its next send beside it. */
+struct probe_due {
+	unsigned long long at; /* the target's next_send_ns */
+	int target;
+};
+
 /* A probe sent: when its timeout comes (all of a prober's have the same). */
 struct probe_flight {
 	int target;
@@ -278,13 +284,14 @@ static void target_start(const struct prober *p, struct probe_target *t, int i,
  * next send, so that a tick costs what it sends, not the targets. */
 static bool heap_before(const struct prober *p, int a, int b)
 {
-	return p->t[p->heap[a]].next_send_ns < p->t[p->heap[b]].next_send_ns;
+	return p->heap[a].at < p->heap[b].at;
 }
 
 static void heap_down(struct prober *p, int k)
 {
 	for (;;) {
-		int c = 2 * k + 1, top = k, x;
+		int c = 2 * k + 1, top = k;
+		struct probe_due x;
 
 		if (c < p->n_heap && heap_before(p, c, top))
 			top = c;
@@ -310,7 +317,7 @@ static void say_mem(struct prober *p, const char *what)
 static void heap_make(struct prober *p)
 {
 	if (p->n > p->heap_room) {
-		int *h = realloc(p->heap, p->n * sizeof(*h));
+		struct probe_due *h = realloc(p->heap, p->n * sizeof(*h));
 
 		if (h) {
 			p->heap = h;
@@ -322,7 +329,8 @@ static void heap_make(struct prober *p)
 	p->n_heap = 0;
 	for (int i = 0; i < p->n && p->n_heap < p->heap_room; i++)
 		if (!p->t[i].done)
-			p->heap[p->n_heap++] = i;
+			p->heap[p->n_heap++] =
+				(struct probe_due){ .at = p->t[i].next_send_ns, .target = i };
 	for (int k = p->n_heap / 2 - 1; k >= 0; k--)
 		heap_down(p, k);
 }
@@ -747,13 +755,15 @@ void prober_tick(struct prober *p, unsigned long long now_ns)
 	for (int i = 0; i < 2 && reads_on_tick(p); i++)
 		if (p->fd[i] >= 0)
 			prober_read(p, i);
-	while (p->n_heap && p->t[p->heap[0]].next_send_ns <= now_ns) {
-		struct probe_target *t = &p->t[p->heap[0]];
+	while (p->n_heap && p->heap[0].at <= now_ns) {
+		struct probe_target *t = &p->t[p->heap[0].target];
 
 		while (!t->done && t->next_send_ns <= now_ns)
 			queue_one(p, t, now_ns);
 		if (t->done)
 			p->heap[0] = p->heap[--p->n_heap];
+		else
+			p->heap[0].at = t->next_send_ns;
 		heap_down(p, 0);
 	}
 	for (int i = 0; i < 2; i++)
@@ -788,7 +798,7 @@ unsigned long long prober_next_ns(const struct prober *p)
  * later: an early answer costs one idle tick). */
 static unsigned long long next_of(const struct prober *p)
 {
-	unsigned long long next = p->n_heap ? p->t[p->heap[0]].next_send_ns : 0, at;
+	unsigned long long next = p->n_heap ? p->heap[0].at : 0, at;
 
 	if (!p->fl_n)
 		return next;
