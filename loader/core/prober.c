@@ -30,6 +30,7 @@
 #define BATCH 64                /* messages one sendmmsg or recvmmsg moves, at most */
 #define BATCH_BYTES (256 << 10) /* a batch's buffers, at most */
 #define CTL_LEN 256             /* a message's control data */
+#define TICK_NS 2000000ULL      /* a service's sends, this much early at most */
 
 enum { SLOT_FREE, SLOT_WAITING, SLOT_ANSWERED, SLOT_LOST };
 
@@ -752,13 +753,22 @@ void prober_tick(struct prober *p, unsigned long long now_ns)
 	/* Every reply wakes the caller: nothing to do until the next due. */
 	if (p->due_known && now_ns < p->due_ns)
 		return;
+	unsigned long long until = now_ns;
+
+	/* A service's sends a little early rather than a tick each (every
+	 * interval stays as long): half the wake-ups, twice the batch. */
+	if (p->cfg.read_on_tick) {
+		unsigned long long quarter = (unsigned long long)(p->cfg.interval * NS / 4);
+
+		until += quarter < TICK_NS ? quarter : TICK_NS;
+	}
 	for (int i = 0; i < 2 && reads_on_tick(p); i++)
 		if (p->fd[i] >= 0)
 			prober_read(p, i);
-	while (p->n_heap && p->heap[0].at <= now_ns) {
+	while (p->n_heap && p->heap[0].at <= until) {
 		struct probe_target *t = &p->t[p->heap[0].target];
 
-		while (!t->done && t->next_send_ns <= now_ns)
+		while (!t->done && t->next_send_ns <= until)
 			queue_one(p, t, now_ns);
 		if (t->done)
 			p->heap[0] = p->heap[--p->n_heap];
