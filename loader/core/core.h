@@ -818,22 +818,22 @@ struct probe_dist {
 };
 struct probe_pending;
 struct probe_target {
-	char name[256]; /* as given: a name or an address */
-	char addr[64];  /* the address, as text */
-	struct sockaddr_storage sa;
-	unsigned int salen;
+	/* First what each send and reply touches: the schedule, the ring, the address. */
+	unsigned long long next_send_ns; /* CLOCK_MONOTONIC */
+	struct probe_pending *pend;      /* a ring of n_pend, by sequence number */
+	unsigned int n_pend;
+	unsigned int next_seq, top_seq; /* top_seq: the highest answered, + 1 */
+	int index;                      /* in its prober's list: STAMP's SSID, ICMP's payload */
 	int family;
+	unsigned int salen;
+	bool done; /* -c COUNT sent */
+	struct sockaddr_storage sa;
 	unsigned long long sent, received, lost, dups, reordered;
 	unsigned long long bucket[PROBE_BUCKETS]; /* RTTs per bucket, not cumulative */
 	double rtt_sum_s;
 	struct probe_samples rtt, refl, fwd, bwd; /* with keep_samples */
-	unsigned int next_seq, top_seq;           /* top_seq: the highest answered, + 1 */
-	unsigned long long next_send_ns;          /* CLOCK_MONOTONIC */
-	struct probe_pending *pend;               /* a ring of n_pend, by sequence number */
-	unsigned int n_pend;
-	unsigned int oldest; /* the oldest sequence number still in the ring */
-	int index;           /* in its prober's list: STAMP's SSID, ICMP's payload */
-	bool done;           /* -c COUNT sent */
+	char name[256];                           /* as given: a name or an address */
+	char addr[64];                            /* the address, as text */
 };
 /* A reply, as the prober tells it (seq: the target's sequence number). */
 struct probe_reply {
@@ -854,9 +854,13 @@ struct probe_cfg {
 	unsigned long long count; /* probes per target, 0: no end */
 	const char *source;       /* -I IFACE|ADDR, or NULL */
 	bool keep_samples;        /* percentiles (the command's summary) */
+	bool read_on_tick;        /* replies read by prober_tick once the kernel stamps them */
 	void (*on_reply)(const struct probe_reply *r, void *arg);
 	void *arg;
 };
+struct probe_due;
+struct probe_flight;
+struct probe_io;
 struct prober {
 	struct probe_cfg cfg;
 	struct probe_target *t;
@@ -871,9 +875,14 @@ struct prober {
 	bool raw;            /* ICMP through raw sockets (CAP_NET_RAW) */
 	bool due_known;      /* prober_tick has nothing before due_ns */
 	unsigned long long due_ns;
-	unsigned char *buf;                                        /* a packet, sent or received */
-	bool ts_ok;                                                /* SO_TIMESTAMPING accepted */
-	bool said_no_tx, said_no_rx, said_send;                    /* said once */
+	struct probe_due *heap; /* the targets still to send, soonest first */
+	int n_heap, heap_room;
+	struct probe_flight *fl; /* the probes sent, in order: their timeouts */
+	unsigned int fl_head, fl_n, fl_room;
+	struct probe_io *io; /* batches of messages, sent or received */
+	bool ts_ok;          /* SO_TIMESTAMPING accepted */
+	bool rx_stamped;     /* the last reply had the kernel's T4 */
+	bool said_no_tx, said_no_rx, said_send, said_mem;          /* said once */
 	unsigned long long tx_kernel, tx_user, rx_kernel, rx_user; /* where T1, T4 came from */
 };
 /* "stamp" or "icmp". */
@@ -895,6 +904,10 @@ int probe_target_ready(struct probe_target *t, const struct probe_cfg *cfg);
 void prober_tick(struct prober *p, unsigned long long now_ns);
 /* Read what socket i (0: IPv4, 1: IPv6) holds: replies and timestamps. */
 void prober_read(struct prober *p, int i);
+/* The descriptor to poll for socket i: -1 where prober_tick reads it
+ * (cfg.read_on_tick, and the kernel's receive timestamps arrive: a reply
+ * read late still has its T4), so replies wake no one. */
+int prober_pollfd(const struct prober *p, int i);
 /* Give p the targets v (n, from probe_resolve; p owns them then): v[i]
  * with from[i] >= 0 is p's target from[i] again, with its counts, its
  * sequence and its probes in flight; the rest start at now_ns and need a

@@ -27,6 +27,10 @@
 #define NTP_UNIX 2208988800ULL /* seconds from 1900 to 1970 (RFC 5905) */
 #define TXKEYS 4096
 #define PKT_MAX 65536
+#define BATCH 64                /* messages one sendmmsg or recvmmsg moves, at most */
+#define BATCH_BYTES (256 << 10) /* a batch's buffers, at most */
+#define CTL_LEN 256             /* a message's control data */
+#define TICK_NS 2000000ULL      /* a service's sends, this much early at most */
 
 enum { SLOT_FREE, SLOT_WAITING, SLOT_ANSWERED, SLOT_LOST };
 
@@ -41,6 +45,41 @@ struct probe_pending {
 struct probe_txkey {
 	int target;
 	unsigned int seq;
+};
+
+/* A target in the send schedule, with its next send beside it. */
+struct probe_due {
+	unsigned long long at; /* the target's next_send_ns */
+	int target;
+};
+
+/* A probe sent: when its timeout comes (all of a prober's have the same). */
+struct probe_flight {
+	int target;
+	unsigned int seq;
+	unsigned long long sent_ns; /* CLOCK_MONOTONIC */
+};
+
+/* The probes of one family a tick sends, in one sendmmsg. */
+struct probe_queue {
+	unsigned int n;
+	unsigned char *buf; /* n packets of plen */
+	struct mmsghdr msg[BATCH];
+	struct iovec iov[BATCH];
+	struct probe_txkey key[BATCH];
+};
+
+/* Batches: the sends of a tick, and the replies and the transmit
+ * timestamps read, each many a system call. */
+struct probe_io {
+	unsigned int batch; /* messages a call moves */
+	size_t plen, room;  /* a packet sent; the room for one received */
+	struct probe_queue out[2];
+	unsigned char *buf; /* batch replies of room */
+	struct mmsghdr in[BATCH], err[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_storage from[BATCH];
+	char ctl[BATCH][CTL_LEN], ectl[BATCH][CTL_LEN];
 };
 
 unsigned long long probe_now_ns(void)
@@ -152,7 +191,7 @@ static int socket_options(struct prober *p, int fd, int fam, char *errbuf, size_
 {
 	const struct probe_cfg *c = &p->cfg;
 	bool v6 = fam == AF_INET6;
-	int on = 1, lvl = v6 ? IPPROTO_IPV6 : IPPROTO_IP;
+	int on = 1, lvl = v6 ? IPPROTO_IPV6 : IPPROTO_IP, pmtu = IP_PMTUDISC_DO;
 	struct sockaddr_storage src = { 0 };
 
 	if (setsockopt(fd, lvl, v6 ? IPV6_RECVHOPLIMIT : IP_RECVTTL, &on, sizeof(on)))
@@ -162,6 +201,11 @@ static int socket_options(struct prober *p, int fd, int fam, char *errbuf, size_
 		return snprintf(errbuf, errlen, "--ttl %d: %s", c->ttl, strerror(errno)), -1;
 	if (c->tos >= 0 && setsockopt(fd, lvl, v6 ? IPV6_TCLASS : IP_TOS, &c->tos, sizeof(c->tos)))
 		return snprintf(errbuf, errlen, "--tos %d: %s", c->tos, strerror(errno)), -1;
+	/* DF where no path can need to fragment (512 bytes with the largest
+	 * IPv4 header, under RFC 791's 576): with it the kernel gives the ID
+	 * 0 (RFC 6864) rather than one from its shared table for each probe. */
+	if (!v6 && 60 + 8 + c->size <= 512) /* the UDP or ICMP header: 8 */
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
 	if (!c->source)
 		return 0;
 	if (inet_pton(fam, c->source,
@@ -182,7 +226,7 @@ static int socket_options(struct prober *p, int fd, int fam, char *errbuf, size_
 static int socket_open(struct prober *p, int i, char *errbuf, size_t errlen)
 {
 	int fam = i ? AF_INET6 : AF_INET, proto = i ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
-	int fd, flags = ts_flags, rcvbuf = 4 << 20;
+	int fd, flags = ts_flags, rcvbuf = 4 << 20, sndbuf = 1 << 20;
 
 	if (!p->cfg.icmp)
 		fd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_UDP);
@@ -214,6 +258,9 @@ static int socket_open(struct prober *p, int i, char *errbuf, size_t errlen)
 	 * beyond rmem_max where the process may. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* And for a batch of sends the device has yet to take. */
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	p->txkey[i] = calloc(TXKEYS, sizeof(*p->txkey[i]));
 	if (!p->txkey[i])
 		return snprintf(errbuf, errlen, "out of memory"), -1;
@@ -234,6 +281,117 @@ static void target_start(const struct prober *p, struct probe_target *t, int i,
 	t->next_send_ns = at_ns;
 }
 
+/* The send schedule: a min-heap of the targets still to send, by their
+ * next send, so that a tick costs what it sends, not the targets. */
+static bool heap_before(const struct prober *p, int a, int b)
+{
+	return p->heap[a].at < p->heap[b].at;
+}
+
+static void heap_down(struct prober *p, int k)
+{
+	for (;;) {
+		int c = 2 * k + 1, top = k;
+		struct probe_due x;
+
+		if (c < p->n_heap && heap_before(p, c, top))
+			top = c;
+		if (c + 1 < p->n_heap && heap_before(p, c + 1, top))
+			top = c + 1;
+		if (top == k)
+			return;
+		x = p->heap[k];
+		p->heap[k] = p->heap[top];
+		p->heap[top] = x;
+		k = top;
+	}
+}
+
+static void say_mem(struct prober *p, const char *what)
+{
+	if (!p->said_mem)
+		log_error("probe %s: out of memory: %s (said once)", p->cfg.label, what);
+	p->said_mem = true;
+}
+
+/* p's targets, scheduled anew. */
+static void heap_make(struct prober *p)
+{
+	if (p->n > p->heap_room) {
+		struct probe_due *h = realloc(p->heap, p->n * sizeof(*h));
+
+		if (h) {
+			p->heap = h;
+			p->heap_room = p->n;
+		} else {
+			say_mem(p, "targets beyond the first ones left unprobed");
+		}
+	}
+	p->n_heap = 0;
+	for (int i = 0; i < p->n && p->n_heap < p->heap_room; i++)
+		if (!p->t[i].done)
+			p->heap[p->n_heap++] =
+				(struct probe_due){ .at = p->t[i].next_send_ns, .target = i };
+	for (int k = p->n_heap / 2 - 1; k >= 0; k--)
+		heap_down(p, k);
+}
+
+static struct probe_pending *slot_of(const struct probe_target *t, unsigned int seq)
+{
+	return &t->pend[seq % t->n_pend];
+}
+
+static int flight_grow(struct prober *p)
+{
+	unsigned int room = p->fl_room ? 2 * p->fl_room : 256;
+	struct probe_flight *v = malloc(room * sizeof(*v));
+
+	if (!v)
+		return -1;
+	for (unsigned int k = 0; k < p->fl_n; k++)
+		v[k] = p->fl[(p->fl_head + k) % p->fl_room];
+	free(p->fl);
+	p->fl = v;
+	p->fl_head = 0;
+	p->fl_room = room;
+	return 0;
+}
+
+/* A probe sent: its timeout comes after those of the probes before it. */
+static void flight_push(struct prober *p, int target, unsigned int seq, unsigned long long now)
+{
+	if (p->fl_n == p->fl_room && flight_grow(p)) {
+		/* Counted lost when its place in the ring is taken, or at the end. */
+		say_mem(p, "some timeouts are counted late");
+		return;
+	}
+	p->fl[(p->fl_head + p->fl_n++) % p->fl_room] =
+		(struct probe_flight){ .target = target, .seq = seq, .sent_ns = now };
+}
+
+static int flight_cmp(const void *a, const void *b)
+{
+	const struct probe_flight *x = a, *y = b;
+
+	return x->sent_ns < y->sent_ns ? -1 : x->sent_ns > y->sent_ns;
+}
+
+/* The probes p's targets wait for, in the order sent (after a retarget). */
+static void flight_make(struct prober *p)
+{
+	p->fl_head = p->fl_n = 0;
+	for (int i = 0; i < p->n; i++)
+		for (unsigned int k = 0; k < p->t[i].n_pend; k++) {
+			const struct probe_pending *s = &p->t[i].pend[k];
+
+			if (s->state == SLOT_WAITING)
+				flight_push(p, i, s->seq, s->sent_ns);
+		}
+	/* One ring, in place: flight_push wrapped nothing, the head is 0. */
+	if (p->fl_n)
+		qsort(p->fl, p->fl_n, sizeof(*p->fl), flight_cmp);
+}
+
 void probe_target_carry(struct probe_target *nt, const struct probe_target *t)
 {
 	nt->sent = t->sent;
@@ -245,9 +403,32 @@ void probe_target_carry(struct probe_target *nt, const struct probe_target *t)
 	nt->rtt_sum_s = t->rtt_sum_s;
 }
 
+/* The sends numbered before a retarget (n targets from the old old_n):
+ * each to its target's new place, so that its timestamp still counts. */
+static void txkey_move(struct prober *p, const int *from, int old_n)
+{
+	int *to = malloc((old_n ? old_n : 1) * sizeof(*to));
+
+	for (int j = 0; to && j < old_n; j++)
+		to[j] = -1;
+	for (int i = 0; to && i < p->n; i++)
+		if (from[i] >= 0)
+			to[from[i]] = i;
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; p->txkey[i] && k < TXKEYS; k++) {
+			struct probe_txkey *x = &p->txkey[i][k];
+
+			x->target = to && x->target >= 0 && x->target < old_n ? to[x->target] : -1;
+		}
+	}
+	free(to);
+}
+
 void prober_retarget(struct prober *p, struct probe_target *v, int n, const int *from,
 		     unsigned long long now_ns)
 {
+	int old_n = p->n;
+
 	for (int i = 0; i < n; i++) {
 		char name[sizeof(v[i].name)];
 
@@ -271,10 +452,9 @@ void prober_retarget(struct prober *p, struct probe_target *v, int n, const int 
 	p->t = v;
 	p->n = n;
 	p->due_known = false;
-	/* Sends numbered before now name targets by their old places. */
-	for (int i = 0; i < 2; i++)
-		if (p->txkey[i])
-			memset(p->txkey[i], 0xff, TXKEYS * sizeof(*p->txkey[i]));
+	heap_make(p);
+	flight_make(p);
+	txkey_move(p, from, old_n);
 }
 
 int prober_add(struct prober *p, struct probe_target *v, int n, unsigned long long now_ns,
@@ -319,6 +499,38 @@ out:
 	return ret;
 }
 
+/* p's batches: as many messages a call as BATCH_BYTES of buffers hold. */
+static int io_make(struct prober *p)
+{
+	struct probe_io *io = calloc(1, sizeof(*io));
+	size_t most;
+
+	p->io = io;
+	if (!io)
+		return -1;
+	io->plen = p->cfg.icmp ? 8 + p->cfg.size : p->cfg.size;
+	/* A reply as big as the probe, with an IP header (raw ICMP) and room
+	 * to spare; UDP and raw sockets tell a longer one's length all the same. */
+	io->room = io->plen + 1024 < PKT_MAX ? io->plen + 1024 : PKT_MAX;
+	most = BATCH_BYTES / io->room;
+	io->batch = most < 1 ? 1 : most > BATCH ? BATCH : (unsigned int)most;
+	io->buf = malloc(io->batch * io->room);
+	for (int i = 0; i < 2; i++)
+		io->out[i].buf = malloc(io->batch * (io->plen ? io->plen : 1));
+	if (!io->buf || !io->out[0].buf || !io->out[1].buf)
+		return -1;
+	for (unsigned int k = 0; k < io->batch; k++) {
+		io->iov[k] =
+			(struct iovec){ .iov_base = io->buf + k * io->room, .iov_len = io->room };
+		io->in[k].msg_hdr = (struct msghdr){ .msg_name = &io->from[k],
+						     .msg_iov = &io->iov[k],
+						     .msg_iovlen = 1,
+						     .msg_control = io->ctl[k] };
+		io->err[k].msg_hdr = (struct msghdr){ .msg_control = io->ectl[k] };
+	}
+	return 0;
+}
+
 int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_t errlen)
 {
 	struct stamp_clock clk = { 0 };
@@ -328,8 +540,7 @@ int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_
 	p->fd[0] = p->fd[1] = -1;
 	for (int i = 0; i < p->n; i++)
 		want[p->t[i].family == AF_INET6] = true;
-	p->buf = malloc(PKT_MAX);
-	if (!p->buf)
+	if (io_make(p))
 		return snprintf(errbuf, errlen, "out of memory"), -1;
 	for (int i = 0; i < 2; i++)
 		if (want[i] && socket_open(p, i, errbuf, errlen))
@@ -347,6 +558,8 @@ int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_
 		if (!p->t[i].pend && probe_target_ready(&p->t[i], &p->cfg))
 			return snprintf(errbuf, errlen, "out of memory"), -1;
 	}
+	heap_make(p);
+	flight_make(p);
 	return 0;
 }
 
@@ -359,8 +572,19 @@ void prober_close(struct prober *p)
 		free(p->txkey[i]);
 		p->txkey[i] = NULL;
 	}
-	free(p->buf);
-	p->buf = NULL;
+	if (p->io) {
+		free(p->io->out[0].buf);
+		free(p->io->out[1].buf);
+		free(p->io->buf);
+	}
+	free(p->io);
+	p->io = NULL;
+	free(p->heap);
+	p->heap = NULL;
+	p->n_heap = p->heap_room = 0;
+	free(p->fl);
+	p->fl = NULL;
+	p->fl_head = p->fl_n = p->fl_room = 0;
 }
 
 static void put32(unsigned char *b, unsigned int v)
@@ -397,11 +621,10 @@ static unsigned short csum(const unsigned char *b, size_t len)
 }
 
 /* The packet for sequence number seq of t, sent at t1 (real time, ns). */
-static size_t packet_build(struct prober *p, const struct probe_target *t, unsigned int seq,
-			   unsigned long long t1)
+static size_t packet_build(const struct prober *p, const struct probe_target *t, unsigned char *b,
+			   unsigned int seq, unsigned long long t1)
 {
-	unsigned char *b = p->buf;
-	size_t len = p->cfg.icmp ? 8 + p->cfg.size : p->cfg.size;
+	size_t len = p->io->plen;
 	unsigned long long sec = t1 / NS + NTP_UNIX, frac = ((t1 % NS) << 32) / NS;
 
 	memset(b, 0, len);
@@ -434,33 +657,54 @@ static size_t packet_build(struct prober *p, const struct probe_target *t, unsig
 	return len;
 }
 
-static struct probe_pending *slot_of(const struct probe_target *t, unsigned int seq)
+/* Socket i's queue sent: each send numbered for its transmit timestamp. */
+static void flush(struct prober *p, int i)
 {
-	return &t->pend[seq % t->n_pend];
+	struct probe_queue *q = &p->io->out[i];
+	unsigned int off = 0;
+
+	while (off < q->n) {
+		int r = sendmmsg(p->fd[i], q->msg + off, q->n - off, 0);
+
+		if (r > 0) {
+			/* SOF_TIMESTAMPING_OPT_ID: the socket's sends are numbered. */
+			for (int k = 0; k < r; k++)
+				p->txkey[i][p->key[i]++ % TXKEYS] = q->key[off + k];
+			off += r;
+			continue;
+		}
+		/* A send the kernel refused is sent all the same, and goes unanswered. */
+		if (!p->said_send)
+			log_note("probe %s: cannot send to %s: %s (said once)", p->cfg.label,
+				 p->t[q->key[off].target].addr, strerror(errno));
+		p->said_send = true;
+		off++;
+	}
+	q->n = 0;
 }
 
-static void send_one(struct prober *p, struct probe_target *t, unsigned long long now)
+/* t's next probe, into its socket's queue (sent when full or at the tick's end). */
+static void queue_one(struct prober *p, struct probe_target *t, unsigned long long now)
 {
 	struct probe_pending *s = slot_of(t, t->next_seq);
 	int i = t->family == AF_INET6;
+	struct probe_queue *q = &p->io->out[i];
+	unsigned char *b = q->buf + q->n * p->io->plen;
 	unsigned long long t1 = real_ns();
-	size_t len = packet_build(p, t, t->next_seq, t1);
+	size_t len = packet_build(p, t, b, t->next_seq, t1);
 
 	if (s->state == SLOT_WAITING) /* more waiting than the ring holds */
 		t->lost++;
 	*s = (struct probe_pending){
 		.seq = t->next_seq, .state = SLOT_WAITING, .t1_ns = t1, .sent_ns = now
 	};
-	if (sendto(p->fd[i], p->buf, len, 0, (struct sockaddr *)&t->sa, t->salen) >= 0) {
-		/* SOF_TIMESTAMPING_OPT_ID: the socket's sends are numbered. */
-		p->txkey[i][p->key[i]++ % TXKEYS] =
-			(struct probe_txkey){ .target = t->index, .seq = t->next_seq };
-	} else if (!p->said_send) {
-		log_note("probe %s: cannot send to %s: %s (said once)", p->cfg.label, t->addr,
-			 strerror(errno));
-		p->said_send = true;
-	}
-	/* A send the kernel refused is sent all the same, and goes unanswered. */
+	flight_push(p, t->index, t->next_seq, now);
+	q->iov[q->n] = (struct iovec){ .iov_base = b, .iov_len = len };
+	q->msg[q->n].msg_hdr = (struct msghdr){ .msg_name = &t->sa,
+						.msg_namelen = t->salen,
+						.msg_iov = &q->iov[q->n],
+						.msg_iovlen = 1 };
+	q->key[q->n++] = (struct probe_txkey){ .target = t->index, .seq = t->next_seq };
 	t->sent++;
 	t->next_seq++;
 	t->next_send_ns += (unsigned long long)(p->cfg.interval * NS);
@@ -468,24 +712,38 @@ static void send_one(struct prober *p, struct probe_target *t, unsigned long lon
 	if (t->next_send_ns + (unsigned long long)(p->cfg.interval * NS) < now)
 		t->next_send_ns = now + (unsigned long long)(p->cfg.interval * NS);
 	t->done = p->cfg.count && t->next_seq >= p->cfg.count;
+	if (q->n == p->io->batch)
+		flush(p, i);
 }
 
-/* What waited past the timeout is lost; the ring's oldest moves on. */
-static void expire(const struct prober *p, struct probe_target *t, unsigned long long now)
+/* What waited past the timeout is lost: the probes in flight are in the
+ * order sent, so the first that has time left ends the look. */
+static void expire(struct prober *p, unsigned long long now)
 {
 	unsigned long long wait = (unsigned long long)(p->cfg.timeout * NS);
 
-	while (t->oldest != t->next_seq) {
-		struct probe_pending *s = slot_of(t, t->oldest);
+	for (; p->fl_n; p->fl_head = (p->fl_head + 1) % p->fl_room, p->fl_n--) {
+		const struct probe_flight *f = &p->fl[p->fl_head];
+		struct probe_target *t = &p->t[f->target];
+		struct probe_pending *s = slot_of(t, f->seq);
 
-		if (s->seq == t->oldest && s->state == SLOT_WAITING) {
-			if (s->sent_ns + wait > now)
-				break;
-			s->state = SLOT_LOST;
-			t->lost++;
-		}
-		t->oldest++;
+		if (s->seq != f->seq || s->state != SLOT_WAITING)
+			continue; /* answered, or its place taken */
+		if (f->sent_ns + wait > now)
+			break;
+		s->state = SLOT_LOST;
+		t->lost++;
 	}
+}
+
+static bool reads_on_tick(const struct prober *p)
+{
+	return p->cfg.read_on_tick && p->rx_stamped;
+}
+
+int prober_pollfd(const struct prober *p, int i)
+{
+	return reads_on_tick(p) ? -1 : p->fd[i];
 }
 
 static unsigned long long next_of(const struct prober *p);
@@ -495,21 +753,49 @@ void prober_tick(struct prober *p, unsigned long long now_ns)
 	/* Every reply wakes the caller: nothing to do until the next due. */
 	if (p->due_known && now_ns < p->due_ns)
 		return;
-	for (int i = 0; i < p->n; i++) {
-		struct probe_target *t = &p->t[i];
+	unsigned long long until = now_ns;
 
-		while (!t->done && t->next_send_ns <= now_ns)
-			send_one(p, t, now_ns);
-		expire(p, t, now_ns);
+	/* A service's sends a little early rather than a tick each (every
+	 * interval stays as long): half the wake-ups, twice the batch. */
+	if (p->cfg.read_on_tick) {
+		unsigned long long quarter = (unsigned long long)(p->cfg.interval * NS / 4);
+
+		until += quarter < TICK_NS ? quarter : TICK_NS;
 	}
+	for (int i = 0; i < 2 && reads_on_tick(p); i++)
+		if (p->fd[i] >= 0)
+			prober_read(p, i);
+	while (p->n_heap && p->heap[0].at <= until) {
+		struct probe_target *t = &p->t[p->heap[0].target];
+
+		while (!t->done && t->next_send_ns <= until)
+			queue_one(p, t, now_ns);
+		if (t->done)
+			p->heap[0] = p->heap[--p->n_heap];
+		else
+			p->heap[0].at = t->next_send_ns;
+		heap_down(p, 0);
+	}
+	for (int i = 0; i < 2; i++)
+		flush(p, i);
+	expire(p, now_ns);
 	p->due_ns = next_of(p);
 	p->due_known = true;
 }
 
 void prober_stop(struct prober *p)
 {
+	/* What came before the end is no loss. */
+	for (int i = 0; i < 2 && reads_on_tick(p); i++)
+		if (p->fd[i] >= 0)
+			prober_read(p, i);
 	for (int i = 0; i < p->n; i++)
-		expire(p, &p->t[i], ~0ULL);
+		for (unsigned int k = 0; k < p->t[i].n_pend; k++)
+			if (p->t[i].pend[k].state == SLOT_WAITING) {
+				p->t[i].pend[k].state = SLOT_LOST;
+				p->t[i].lost++;
+			}
+	p->fl_n = 0;
 	p->due_known = false;
 }
 
@@ -518,25 +804,16 @@ unsigned long long prober_next_ns(const struct prober *p)
 	return p->due_known ? p->due_ns : next_of(p);
 }
 
-/* The earliest send or timeout of any target (the replies since only
- * make a timeout later: an early answer costs one idle tick). */
+/* The earliest send or timeout (the replies since only make a timeout
+ * later: an early answer costs one idle tick). */
 static unsigned long long next_of(const struct prober *p)
 {
-	unsigned long long next = 0, wait = (unsigned long long)(p->cfg.timeout * NS);
+	unsigned long long next = p->n_heap ? p->heap[0].at : 0, at;
 
-	for (int i = 0; i < p->n; i++) {
-		const struct probe_target *t = &p->t[i];
-		unsigned long long at;
-
-		if (!t->done && (!next || t->next_send_ns < next))
-			next = t->next_send_ns;
-		if (t->oldest == t->next_seq)
-			continue;
-		at = slot_of(t, t->oldest)->sent_ns + wait;
-		if (!next || at < next)
-			next = at;
-	}
-	return next;
+	if (!p->fl_n)
+		return next;
+	at = p->fl[p->fl_head].sent_ns + (unsigned long long)(p->cfg.timeout * NS);
+	return !next || at < next ? at : next;
 }
 
 /* A kernel timestamp: the NIC's where it gave one, else the stack's. */
@@ -547,39 +824,48 @@ static unsigned long long ts_of(const struct scm_timestamping *ts)
 	return t->tv_sec * NS + t->tv_nsec;
 }
 
-/* The transmit timestamps waiting on socket i's error queue: each is T1
- * of the probe its key numbers. */
+/* A transmit timestamp: T1 of the probe its key numbers. */
+static void tx_stamp(struct prober *p, int i, struct msghdr *m)
+{
+	const struct scm_timestamping *ts = NULL;
+	const struct sock_extended_err *ee = NULL;
+	const struct probe_txkey *k;
+	struct probe_pending *s;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING)
+			ts = (const void *)CMSG_DATA(c);
+		else if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+			 (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR))
+			ee = (const void *)CMSG_DATA(c);
+	}
+	if (!ts || !ee || ee->ee_origin != SO_EE_ORIGIN_TIMESTAMPING)
+		return;
+	k = &p->txkey[i][ee->ee_data % TXKEYS];
+	if (k->target < 0 || k->target >= p->n)
+		return;
+	s = slot_of(&p->t[k->target], k->seq);
+	if (s->seq == k->seq && s->state == SLOT_WAITING && ts_of(ts)) {
+		s->t1_ns = ts_of(ts);
+		s->t1_kernel = true;
+	}
+}
+
+/* The transmit timestamps waiting on socket i's error queue, a batch a call. */
 static void read_errqueue(struct prober *p, int i)
 {
-	char ctl[512];
+	struct probe_io *io = p->io;
+	int r;
 
-	for (;;) {
-		struct msghdr m = { .msg_control = ctl, .msg_controllen = sizeof(ctl) };
-		const struct scm_timestamping *ts = NULL;
-		const struct sock_extended_err *ee = NULL;
-
-		if (recvmsg(p->fd[i], &m, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			return;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
-			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING)
-				ts = (const void *)CMSG_DATA(c);
-			else if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
-				 (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR))
-				ee = (const void *)CMSG_DATA(c);
+	do {
+		for (unsigned int k = 0; k < io->batch; k++) {
+			io->err[k].msg_hdr.msg_controllen = CTL_LEN;
+			io->err[k].msg_hdr.msg_flags = 0;
 		}
-		if (ts && ee && ee->ee_origin == SO_EE_ORIGIN_TIMESTAMPING) {
-			const struct probe_txkey *k = &p->txkey[i][ee->ee_data % TXKEYS];
-			struct probe_pending *s;
-
-			if (k->target < 0 || k->target >= p->n)
-				continue;
-			s = slot_of(&p->t[k->target], k->seq);
-			if (s->seq == k->seq && s->state == SLOT_WAITING && ts_of(ts)) {
-				s->t1_ns = ts_of(ts);
-				s->t1_kernel = true;
-			}
-		}
-	}
+		r = recvmmsg(p->fd[i], io->err, io->batch, MSG_ERRQUEUE | MSG_DONTWAIT, NULL);
+		for (int k = 0; k < r; k++)
+			tx_stamp(p, i, &io->err[k].msg_hdr);
+	} while (r == (int)io->batch);
 }
 
 /* The target a reply came from: the one its SSID or payload names, if
@@ -762,43 +1048,52 @@ static unsigned long long t4_settle(struct prober *p, unsigned long long t4, uns
 {
 	if (t4) {
 		p->rx_kernel++;
+		p->rx_stamped = true;
 		return t4;
 	}
 	p->rx_user++;
+	p->rx_stamped = false;
 	say_fallback(p, &p->said_no_rx, "receive", "T4", "when the reply is read");
 	return now;
 }
 
+/* One reply, len bytes long, read at now (real time). */
+static void reply_one(struct prober *p, int i, struct msghdr *m, unsigned int len,
+		      unsigned long long now)
+{
+	const struct sockaddr_storage *from = m->msg_name;
+	const unsigned char *b = m->msg_iov->iov_base;
+	size_t have = len < m->msg_iov->iov_len ? len : m->msg_iov->iov_len;
+	struct probe_reply r = { .ttl = -1, .bytes = len };
+	unsigned long long t2 = 0, t3 = 0, t4 = rx_cmsgs(m, &r);
+	struct probe_target *t = p->cfg.icmp ? icmp_parse(p, b, have, from, &r) :
+					       stamp_parse(p, b, have, from, &r, &t2, &t3);
+
+	if (!t)
+		return;
+	t4 = t4_settle(p, t4, now);
+	t1_settle(p, i, t, r.seq);
+	reply_count(p, t, &r, t4, t2, t3);
+}
+
 void prober_read(struct prober *p, int i)
 {
-	char ctl[512];
+	struct probe_io *io = p->io;
+	int r;
 
 	read_errqueue(p, i);
-	for (;;) {
-		struct sockaddr_storage from;
-		struct iovec iov = { .iov_base = p->buf, .iov_len = PKT_MAX };
-		struct msghdr m = { .msg_name = &from,
-				    .msg_namelen = sizeof(from),
-				    .msg_iov = &iov,
-				    .msg_iovlen = 1,
-				    .msg_control = ctl,
-				    .msg_controllen = sizeof(ctl) };
-		struct probe_reply r = { .ttl = -1 };
-		unsigned long long t2 = 0, t3 = 0, t4, now;
-		struct probe_target *t;
-		ssize_t len = recvmsg(p->fd[i], &m, MSG_DONTWAIT);
+	do {
+		unsigned long long now;
 
-		if (len < 0)
-			return;
+		for (unsigned int k = 0; k < io->batch; k++) {
+			io->in[k].msg_hdr.msg_namelen = sizeof(io->from[k]);
+			io->in[k].msg_hdr.msg_controllen = CTL_LEN;
+			io->in[k].msg_hdr.msg_flags = 0;
+		}
+		/* MSG_TRUNC: a reply's length, even where it is longer than its room. */
+		r = recvmmsg(p->fd[i], io->in, io->batch, MSG_DONTWAIT | MSG_TRUNC, NULL);
 		now = real_ns();
-		t4 = rx_cmsgs(&m, &r);
-		r.bytes = len;
-		t = p->cfg.icmp ? icmp_parse(p, p->buf, len, &from, &r) :
-				  stamp_parse(p, p->buf, len, &from, &r, &t2, &t3);
-		if (!t)
-			continue;
-		t4 = t4_settle(p, t4, now);
-		t1_settle(p, i, t, r.seq);
-		reply_count(p, t, &r, t4, t2, t3);
-	}
+		for (int k = 0; k < r; k++)
+			reply_one(p, i, &io->in[k].msg_hdr, io->in[k].msg_len, now);
+	} while (r == (int)io->batch);
 }

@@ -39,6 +39,7 @@ static void cfg_of(const struct config_probe *cp, struct probe_cfg *c)
 		.source = cp->source[0] ? cp->source : NULL,
 		.interval = cp->interval,
 		.timeout = cp->timeout,
+		.read_on_tick = true,
 	};
 }
 
@@ -355,7 +356,8 @@ int probes_pollfds(const struct probes *ps, struct pollfd *pfd)
 
 	for (int i = 0; i < ps->n; i++)
 		for (int k = 0; k < 2; k++)
-			pfd[n++] = (struct pollfd){ .fd = ps->p[i]->fd[k], .events = POLLIN };
+			pfd[n++] = (struct pollfd){ .fd = prober_pollfd(ps->p[i], k),
+						    .events = POLLIN };
 	if (ps->lk)
 		pfd[n++] = (struct pollfd){ .fd = lookup_fd(ps->lk), .events = POLLIN };
 	return n;
