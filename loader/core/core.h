@@ -872,8 +872,10 @@ struct prober {
 	unsigned int magic;  /* ICMP: this run's, in every payload */
 	unsigned int errest; /* our Error Estimate (RFC 4656 4.1.2) */
 	bool synced;         /* our clock is synchronised (S) */
-	bool raw;            /* ICMP through raw sockets (CAP_NET_RAW) */
-	bool due_known;      /* prober_tick has nothing before due_ns */
+	/* when errest and synced were read */
+	unsigned long long clock_read_ns;
+	bool raw;       /* ICMP through raw sockets (CAP_NET_RAW) */
+	bool due_known; /* prober_tick has nothing before due_ns */
 	unsigned long long due_ns;
 	struct probe_due *heap; /* the targets still to send, soonest first */
 	int n_heap, heap_room;

@@ -32,6 +32,14 @@
 #define CTL_LEN 256             /* a message's control data */
 #define TICK_NS 2000000ULL      /* a service's sends, this much early at most */
 
+/* The first probe this long after the sockets open: the kernel turns
+ * receive timestamps on for the first socket that asks in a work item
+ * (net_enable_timestamp), and a reply that comes before it ran, as the
+ * local kernel's echo reply comes within the send, would have none. */
+#define START_NS 20000000ULL
+/* The clock's state (S and the Error Estimate) read again this often. */
+#define CLOCK_EVERY_NS (10 * NS)
+
 enum { SLOT_FREE, SLOT_WAITING, SLOT_ANSWERED, SLOT_LOST };
 
 struct probe_pending {
@@ -551,10 +559,12 @@ int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_
 		p->synced = clk.synced;
 		p->errest = clk.errest;
 	}
+	p->clock_read_ns = now_ns;
 	for (int i = 0; i < p->n; i++) {
 		/* Spread over the first interval, as fping does, never a burst. */
 		target_start(p, &p->t[i], i,
-			     now_ns + (unsigned long long)(p->cfg.interval * NS * i / p->n));
+			     now_ns + START_NS +
+				     (unsigned long long)(p->cfg.interval * NS * i / p->n));
 		if (!p->t[i].pend && probe_target_ready(&p->t[i], &p->cfg))
 			return snprintf(errbuf, errlen, "out of memory"), -1;
 	}
@@ -748,12 +758,28 @@ int prober_pollfd(const struct prober *p, int i)
 
 static unsigned long long next_of(const struct prober *p);
 
+/* S and the Error Estimate follow the kernel's clock discipline. */
+static void clock_refresh(struct prober *p, unsigned long long now_ns)
+{
+	struct stamp_clock clk;
+
+	if (now_ns - p->clock_read_ns < CLOCK_EVERY_NS)
+		return;
+	p->clock_read_ns = now_ns;
+	if (!stamp_clock_read(XDPONG_STAMP_CLOCK_MONO, true, &clk)) {
+		p->synced = clk.synced;
+		p->errest = clk.errest;
+	}
+}
+
 void prober_tick(struct prober *p, unsigned long long now_ns)
 {
 	/* Every reply wakes the caller: nothing to do until the next due. */
 	if (p->due_known && now_ns < p->due_ns)
 		return;
 	unsigned long long until = now_ns;
+
+	clock_refresh(p, now_ns);
 
 	/* A service's sends a little early rather than a tick each (every
 	 * interval stays as long): half the wake-ups, twice the batch. */
