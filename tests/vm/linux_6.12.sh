@@ -3,7 +3,8 @@
 #
 # The core suite inside Debian 13's own kernel (6.12), booted under QEMU by
 # tools/vm/matrix.sh on this machine's userland and build (tests/README.md
-# says which tests make the core suite, and why).
+# says which tests make the core suite, and why), and probe/netem: the
+# machine's own kernel may have no netem, and Debian's kernels all do.
 # xdpt-timeout: 1500
 # xdpt-parallel: yes
-exec "$(dirname "$0")/../../tools/vm/matrix.sh" --kernels 6.12
+exec "$(dirname "$0")/../../tools/vm/matrix.sh" --kernels 6.12 --also probe/netem

@@ -11,12 +11,13 @@
 # build/vm-logs/<kernel>/. Exit 0 only if every kernel passed.
 #
 # Usage: tools/vm/matrix.sh [-v] [--kernels "5.10 6.1 6.12"] [--repo DIR]
-#                           [--timeout S] [-- COMMAND...]
+#                           [--timeout S] [--also PATTERNS] [-- COMMAND...]
 #   -v           show each guest's output as it runs (default: only a
 #                failing kernel's last lines)
 #   --kernels    which kernels (default: $VM_KERNELS, else 5.10 6.1 6.12)
 #   --repo DIR   the repository to test (default: this script's)
 #   --timeout S  per kernel (default 1800)
+#   --also P     more test patterns after the core suite's (space-separated)
 #   COMMAND      default: tests/run.sh and the core suite, DEFAULT_TESTS below
 #                ($VM_TESTS, when set, replaces the patterns)
 # TEST_TIMEOUT, FUZZ_TIMEOUT and FUZZ_FRAMES, when set, are passed to the
@@ -30,6 +31,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 KERNELS=${VM_KERNELS:-5.10 6.1 6.12}
 TIMEOUT=1800
 VERBOSE=0
+ALSO=
 # The core suite (tests/README.md): the unit tests (the kernel-parity
 # proof), IPv4 and IPv6 answered in skb and native mode on veth and
 # virtio_net, jumbo frames, STAMP reflection and its clock, status,
@@ -111,6 +113,7 @@ main()
 		--kernels) KERNELS=${2:?--kernels needs a list}; shift ;;
 		--repo) REPO=$(cd "${2:?--repo needs a directory}" && pwd) || exit 1; shift ;;
 		--timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
+		--also) ALSO=${2:?--also needs test patterns}; shift ;;
 		-h | --help) usage; exit 0 ;;
 		--) shift; break ;;
 		*) usage >&2; exit 2 ;;
@@ -120,7 +123,7 @@ main()
 	CMD=("$@")
 	if [ "${#CMD[@]}" -eq 0 ]; then
 		# shellcheck disable=SC2206 # a list of patterns, split on spaces
-		CMD=(tests/run.sh ${VM_TESTS:-$DEFAULT_TESTS})
+		CMD=(tests/run.sh ${VM_TESTS:-$DEFAULT_TESTS} ${ALSO:-})
 	fi
 	# tests/run.sh's settings go into the guest.
 	ENVS=()
