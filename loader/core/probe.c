@@ -118,16 +118,24 @@ static bool probe_tracepoint(enum feature f, const struct btf *vmlinux, const ch
 	return true;
 }
 
-static bool probe_txwatch(enum feature f)
+/* The kernel's BTF, or NULL with why[f] said. */
+static struct btf *vmlinux_btf(enum feature f)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
-	bool ok;
 
-	if (!vmlinux) {
+	if (!vmlinux)
 		snprintf(why[f], sizeof(why[f]), "cannot read the kernel's BTF: %s",
 			 strerror(errno));
+	return vmlinux;
+}
+
+static bool probe_txwatch(enum feature f)
+{
+	struct btf *vmlinux = vmlinux_btf(f);
+	bool ok;
+
+	if (!vmlinux)
 		return false;
-	}
 	ok = probe_tracepoint(f, vmlinux, "xdp_exception") &&
 	     probe_tracepoint(f, vmlinux, "xdp_bulk_tx");
 	btf__free(vmlinux);
@@ -138,14 +146,11 @@ static bool probe_txwatch(enum feature f)
  * which needs a device: its presence is what can be asked here). */
 static bool probe_kfunc(enum feature f, const char *name)
 {
-	struct btf *vmlinux = btf__load_vmlinux_btf();
+	struct btf *vmlinux = vmlinux_btf(f);
 	bool ok;
 
-	if (!vmlinux) {
-		snprintf(why[f], sizeof(why[f]), "cannot read the kernel's BTF: %s",
-			 strerror(errno));
+	if (!vmlinux)
 		return false;
-	}
 	ok = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) > 0;
 	btf__free(vmlinux);
 	if (!ok)
