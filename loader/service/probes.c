@@ -292,7 +292,7 @@ out:
 static void lookup_again(struct probes *ps, bool say)
 {
 	struct lookup *l;
-	int max = 0, ret = -ENOMEM;
+	int max = 0, ret;
 
 	lookup_put(ps->lk);
 	ps->lk = NULL;
@@ -300,7 +300,8 @@ static void lookup_again(struct probes *ps, bool say)
 	for (int i = 0; i < ps->n; i++)
 		max += (int)strlen(ps->cfg[i].targets) / 2 + 1; /* words, at most */
 	l = lookup_new(max);
-	for (int i = 0; l && i < ps->n; i++) {
+	ret = l ? 0 : -ENOMEM;
+	for (int i = 0; !ret && i < ps->n; i++) {
 		char *words = strdup(ps->cfg[i].targets), *save = NULL;
 
 		ret = words ? 0 : -ENOMEM;
@@ -312,7 +313,7 @@ static void lookup_again(struct probes *ps, bool say)
 		if (ret)
 			break;
 	}
-	if (l && !ret && !lookup_count(l)) {
+	if (!ret && !lookup_count(l)) {
 		ps->resolve_ns = 0; /* addresses only: nothing to look up, ever */
 		lookup_put(l);
 		return;
