@@ -51,7 +51,7 @@ print(str(state != 5 and not struct.unpack_from("i", buf, 40)[0] & 0x40).lower()
 
 if [ "$(synced)" != true ]; then
 	[ -n "${XDPONG_VM_KERNEL:-}" ] ||
-		xdpt_skip "this host's clock is not synchronised (adjtimex); a tools/vm guest runs it"
+		xdpt_skip "this host's clock is not synchronised (adjtimex); a guest runs it"
 	clock_mark sync || xdpt_fail "cannot mark the guest's clock synchronised"
 	trap 'rc=$?; clock_mark unsync; (exit "$rc"); xdpt_cleanup' EXIT
 	[ "$(synced)" = true ] || xdpt_fail "the guest's clock is still not synchronised"
