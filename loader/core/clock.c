@@ -53,11 +53,25 @@ static long long ptp_ns(const struct ptp_clock_time *t)
 	return t->sec * NS + t->nsec;
 }
 
+/* One PHC reading between two of the system's clock: kept in *off_ns
+ * (UTC less the PHC, against the pair's midpoint) if the pair is the
+ * narrowest yet (*best, -1 before the first). */
+static void phc_sample(const struct ptp_clock_time *sys0, const struct ptp_clock_time *phc,
+		       const struct ptp_clock_time *sys1, long long *best, long long *off_ns)
+{
+	long long t0 = ptp_ns(sys0), t1 = ptp_ns(sys1);
+
+	if (*best < 0 || t1 - t0 < *best) {
+		*best = t1 - t0;
+		*off_ns = t0 + (t1 - t0) / 2 - ptp_ns(phc);
+	}
+}
+
 /*
  * UTC less PHC index's reading, in ns: the kernel reads the system's real
  * time clock before and after each of several PHC readings
  * (PTP_SYS_OFFSET_EXTENDED, else PTP_SYS_OFFSET's alternation); the
- * narrowest pair is set against its midpoint, as mono_offset does.
+ * narrowest pair is set against its midpoint.
  */
 int phc_offset(int index, long long *off_ns)
 {
@@ -72,24 +86,12 @@ int phc_offset(int index, long long *off_ns)
 	if (fd < 0)
 		return -errno;
 	if (!ioctl(fd, PTP_SYS_OFFSET_EXTENDED, &x)) {
-		for (unsigned int i = 0; i < x.n_samples; i++) {
-			long long t0 = ptp_ns(&x.ts[i][0]), t1 = ptp_ns(&x.ts[i][2]);
-
-			if (best < 0 || t1 - t0 < best) {
-				best = t1 - t0;
-				*off_ns = t0 + (t1 - t0) / 2 - ptp_ns(&x.ts[i][1]);
-			}
-		}
+		for (unsigned int i = 0; i < x.n_samples; i++)
+			phc_sample(&x.ts[i][0], &x.ts[i][1], &x.ts[i][2], &best, off_ns);
 	} else if (!ioctl(fd, PTP_SYS_OFFSET, &b)) {
 		/* ts[]: system, PHC, system, ... , system */
-		for (unsigned int i = 0; i < b.n_samples; i++) {
-			long long t0 = ptp_ns(&b.ts[2 * i]), t1 = ptp_ns(&b.ts[2 * i + 2]);
-
-			if (best < 0 || t1 - t0 < best) {
-				best = t1 - t0;
-				*off_ns = t0 + (t1 - t0) / 2 - ptp_ns(&b.ts[2 * i + 1]);
-			}
-		}
+		for (unsigned int i = 0; i < b.n_samples; i++)
+			phc_sample(&b.ts[2 * i], &b.ts[2 * i + 1], &b.ts[2 * i + 2], &best, off_ns);
 	} else {
 		e = -errno;
 	}
