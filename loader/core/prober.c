@@ -539,9 +539,20 @@ static int io_make(struct prober *p)
 	return 0;
 }
 
+/* S and the Error Estimate (our clock's, as adjtimex says) read now. */
+static void clock_take(struct prober *p, unsigned long long now_ns)
+{
+	struct stamp_clock clk;
+
+	p->clock_read_ns = now_ns;
+	if (!stamp_clock_read(XDPONG_STAMP_CLOCK_MONO, true, &clk)) {
+		p->synced = clk.synced;
+		p->errest = clk.errest;
+	}
+}
+
 int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_t errlen)
 {
-	struct stamp_clock clk = { 0 };
 	bool want[2] = { false, false };
 	unsigned int rnd = (unsigned int)(real_ns() ^ getpid());
 
@@ -555,11 +566,7 @@ int prober_open(struct prober *p, unsigned long long now_ns, char *errbuf, size_
 			return -1;
 	p->ssid = (unsigned short)(rnd >> 16);
 	p->magic = rnd * 2654435761U;
-	if (!stamp_clock_read(XDPONG_STAMP_CLOCK_MONO, true, &clk)) {
-		p->synced = clk.synced;
-		p->errest = clk.errest;
-	}
-	p->clock_read_ns = now_ns;
+	clock_take(p, now_ns);
 	for (int i = 0; i < p->n; i++) {
 		/* Spread over the first interval, as fping does, never a burst. */
 		target_start(p, &p->t[i], i,
@@ -761,15 +768,8 @@ static unsigned long long next_of(const struct prober *p);
 /* S and the Error Estimate follow the kernel's clock discipline. */
 static void clock_refresh(struct prober *p, unsigned long long now_ns)
 {
-	struct stamp_clock clk;
-
-	if (now_ns - p->clock_read_ns < CLOCK_EVERY_NS)
-		return;
-	p->clock_read_ns = now_ns;
-	if (!stamp_clock_read(XDPONG_STAMP_CLOCK_MONO, true, &clk)) {
-		p->synced = clk.synced;
-		p->errest = clk.errest;
-	}
+	if (now_ns - p->clock_read_ns >= CLOCK_EVERY_NS)
+		clock_take(p, now_ns);
 }
 
 void prober_tick(struct prober *p, unsigned long long now_ns)
